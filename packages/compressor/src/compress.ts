@@ -1,0 +1,196 @@
+import { findBoundaries } from './boundaries.ts'
+import { type CompressorConfig, resolveConfig, triggerThreshold } from './config.ts'
+import { buildFallbackSummary } from './fallback.ts'
+import type { CompressibleMessage } from './messages.ts'
+import { type PruneStats, pruneToolOutputs } from './prune.ts'
+import { redactSecrets } from './redact.ts'
+import { type RepairStats, repairToolPairs } from './repair.ts'
+import { isAuthOrNetworkError, type Summarizer } from './summarizer.ts'
+import { buildSummaryRequest, isSummaryMessage, summaryBody, summaryMessage } from './summary.ts'
+import { bpeTokenCounter, clipToTokens, countMessages, type TokenCounter } from './tokens.ts'
+
+export interface CompressOptions {
+  /** The model's context window in tokens. */
+  window: number
+  summarizer: Summarizer
+  /** Overrides of {@link DEFAULT_COMPRESSOR_CONFIG}. */
+  config?: Partial<CompressorConfig>
+  /** Defaults to {@link bpeTokenCounter}. */
+  tokenCounter?: TokenCounter
+  /**
+   * The provider-reported prompt tokens of `messages` (`usage.prompt_tokens`), used instead of the local count;
+   * `tokensAfter` is then scaled by the same measured/counted ratio.
+   */
+  measuredTokens?: number
+}
+
+/**
+ * `compressed`: the messages changed and got smaller. `unchanged`: nothing could be removed (or the result
+ * would not have been smaller), the input is returned. `aborted`: an auth or network error from the
+ * summariser, the input is returned.
+ */
+export type CompressionStatus = 'compressed' | 'unchanged' | 'aborted'
+
+export interface CompressionReport {
+  status: CompressionStatus
+  tokensBefore: number
+  tokensAfter: number
+  messagesBefore: number
+  messagesAfter: number
+  /** Input messages absent from the output: summarised ones and dropped orphan tool results. */
+  messagesDropped: number
+  /** Input messages folded into the summary. */
+  messagesSummarized: number
+  /** Tokens of the summary text; 0 when nothing was summarised. */
+  summaryTokens: number
+  /** The summary was built locally because the summariser failed or answered nothing. */
+  usedFallback: boolean
+  /** Why the fallback was used, or why the compression aborted; null otherwise. */
+  reason: string | null
+  /** Smallest and largest store `id` among the summarised messages, when they carry ids. */
+  summarizedIdRange: { first: number; last: number } | null
+  /** The head was protected, i.e. there was no earlier summary. */
+  firstCompression: boolean
+  prune: PruneStats
+  repair: RepairStats
+}
+
+export interface CompressionResult {
+  messages: CompressibleMessage[]
+  /** The new summary text (without the marker), or null when nothing was summarised. */
+  summary: string | null
+  report: CompressionReport
+}
+
+type SummaryOutcome = { text: string; usedFallback: boolean; reason: string | null } | { abort: string }
+
+async function summarise(
+  turns: readonly CompressibleMessage[],
+  previousSummary: string | null,
+  config: CompressorConfig,
+  counter: TokenCounter,
+  summarizer: Summarizer,
+): Promise<SummaryOutcome> {
+  const maxTokens = config.summaryMaxTokens
+  let reason: string
+  try {
+    const answer = await summarizer.summarize(buildSummaryRequest(turns, previousSummary, maxTokens))
+    const text = typeof answer === 'string' ? answer.trim() : ''
+    if (text)
+      return {
+        text: clipToTokens(counter, redactSecrets(text), maxTokens),
+        usedFallback: false,
+        reason: null,
+      }
+    reason = 'the summariser returned an empty summary'
+  } catch (error) {
+    if (isAuthOrNetworkError(error))
+      return { abort: `summariser unreachable or unauthorised: ${describe(error)}` }
+    reason = `the summariser failed: ${describe(error)}`
+  }
+  const text = buildFallbackSummary(turns, previousSummary, maxTokens, counter)
+  return { text, usedFallback: true, reason }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+}
+
+function idRange(messages: readonly CompressibleMessage[]): { first: number; last: number } | null {
+  const ids = messages.map((m) => m.id).filter((id): id is number => typeof id === 'number')
+  return ids.length > 0 ? { first: Math.min(...ids), last: Math.max(...ids) } : null
+}
+
+/**
+ * Compresses a conversation: prunes old tool output, keeps the head and a token-budgeted tail, replaces the
+ * middle with a (new or updated) summary, and repairs tool pairs. Pure apart from the summariser call: the
+ * input is never mutated, and kept messages are returned as the same objects.
+ *
+ * Always compresses when asked; use {@link shouldCompress} or {@link ContextCompressor} to decide when.
+ */
+export async function compress(
+  messages: readonly CompressibleMessage[],
+  options: CompressOptions,
+): Promise<CompressionResult> {
+  const config = resolveConfig(options.config)
+  const counter = options.tokenCounter ?? bpeTokenCounter
+  const countedBefore = countMessages(counter, messages)
+  const tokensBefore = options.measuredTokens ?? countedBefore
+  // Leave room under the trigger: a tail as big as the trigger would make every compression ineffective.
+  const tailBudgetTokens = Math.min(
+    config.tailProtectTokens,
+    Math.floor(triggerThreshold(options.window, config) / 2),
+  )
+  const bounds = findBoundaries(messages, counter, {
+    headProtectMessages: config.headProtectMessages,
+    tailBudgetTokens,
+  })
+  const firstCompression = bounds.previousSummaryIndex < 0
+  const pruned = pruneToolOutputs(messages, bounds.pruneEnd, config.toolOutputCharLimit)
+
+  const middle = messages.slice(bounds.headEnd, bounds.tailStart)
+  const turns = middle.filter((m) => !isSummaryMessage(m))
+  const report: CompressionReport = {
+    status: 'unchanged',
+    tokensBefore,
+    tokensAfter: tokensBefore,
+    messagesBefore: messages.length,
+    messagesAfter: messages.length,
+    messagesDropped: 0,
+    messagesSummarized: 0,
+    summaryTokens: 0,
+    usedFallback: false,
+    reason: null,
+    summarizedIdRange: null,
+    firstCompression,
+    prune: pruned.stats,
+    repair: { droppedToolResults: 0, stubbedToolCalls: 0 },
+  }
+  const unchanged = (): CompressionResult => ({ messages: [...messages], summary: null, report })
+
+  let kept = pruned.messages
+  let summary: string | null = null
+  if (bounds.summaryRole && turns.length > 0) {
+    const previous = middle.find(isSummaryMessage)
+    const outcome = await summarise(
+      turns,
+      previous ? summaryBody(previous) : null,
+      config,
+      counter,
+      options.summarizer,
+    )
+    if ('abort' in outcome) {
+      report.status = 'aborted'
+      report.reason = outcome.abort
+      return unchanged()
+    }
+    summary = outcome.text
+    kept = [
+      ...kept.slice(0, bounds.headEnd),
+      summaryMessage(summary, bounds.summaryRole),
+      ...kept.slice(bounds.tailStart),
+    ]
+    Object.assign(report, {
+      messagesSummarized: middle.length,
+      summaryTokens: counter.countText(summary),
+      usedFallback: outcome.usedFallback,
+      reason: outcome.reason,
+      summarizedIdRange: idRange(middle),
+    })
+  }
+
+  const repaired = config.repairToolPairs
+    ? repairToolPairs(kept)
+    : { messages: kept, stats: { droppedToolResults: 0, stubbedToolCalls: 0 } }
+  const countedAfter = countMessages(counter, repaired.messages)
+  if (countedAfter >= countedBefore) return unchanged()
+
+  Object.assign(report, {
+    status: 'compressed',
+    tokensAfter: Math.round((countedAfter * tokensBefore) / Math.max(1, countedBefore)),
+    messagesAfter: repaired.messages.length,
+    messagesDropped: report.messagesSummarized + repaired.stats.droppedToolResults,
+    repair: repaired.stats,
+  })
+  return { messages: repaired.messages, summary, report }
+}

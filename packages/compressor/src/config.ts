@@ -1,0 +1,115 @@
+/** Settings of the compression pipeline; camelCase forms of the articles' `[context_compressor]` keys. */
+export interface CompressorConfig {
+  /** Compress when the prompt reaches this share of the usable window. */
+  triggerRatio: number
+  /** Messages after the system prompt kept verbatim on the first compression of a conversation. */
+  headProtectMessages: number
+  /** Token budget of the recent tail kept verbatim. */
+  tailProtectTokens: number
+  /** Older tool outputs longer than this many characters become one-line placeholders. */
+  toolOutputCharLimit: number
+  /** Upper bound for the summary, passed to the summariser and enforced on its answer. */
+  summaryMaxTokens: number
+  /** Drop orphaned tool results and give unanswered tool calls a stub result. */
+  repairToolPairs: boolean
+  /** Tokens reserved for the model's reply: the usable window is `window - replyBudgetTokens`. */
+  replyBudgetTokens: number
+  /** Model id for the summariser (`compress_model`); null means the caller's default. */
+  compressModel: string | null
+}
+
+export const DEFAULT_COMPRESSOR_CONFIG: Readonly<CompressorConfig> = Object.freeze({
+  triggerRatio: 0.75,
+  headProtectMessages: 3,
+  tailProtectTokens: 20_000,
+  toolOutputCharLimit: 200,
+  summaryMaxTokens: 1_500,
+  repairToolPairs: true,
+  replyBudgetTokens: 4_096,
+  compressModel: null,
+})
+
+/** Thrown when a configuration value has the wrong type or range; the message names the offending key. */
+export class CompressorConfigError extends Error {
+  override name = 'CompressorConfigError'
+}
+
+type Check = (value: unknown) => string | null
+
+const ratio: Check = (v) =>
+  typeof v === 'number' && v > 0 && v <= 1 ? null : 'must be a number greater than 0 and at most 1'
+const count: Check = (v) =>
+  Number.isInteger(v) && (v as number) >= 0 ? null : 'must be a non-negative integer'
+const positive: Check = (v) =>
+  Number.isInteger(v) && (v as number) > 0 ? null : 'must be a positive integer'
+const boolean: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false')
+const modelId: Check = (v) =>
+  v === null || (typeof v === 'string' && v.trim() !== '') ? null : 'must be a non-empty model id string'
+
+const FIELDS: Record<keyof CompressorConfig, { toml: string; check: Check }> = {
+  triggerRatio: { toml: 'trigger_ratio', check: ratio },
+  headProtectMessages: { toml: 'head_protect_messages', check: count },
+  tailProtectTokens: { toml: 'tail_protect_tokens', check: count },
+  toolOutputCharLimit: { toml: 'tool_output_char_limit', check: positive },
+  summaryMaxTokens: { toml: 'summary_max_tokens', check: positive },
+  repairToolPairs: { toml: 'repair_tool_pairs', check: boolean },
+  replyBudgetTokens: { toml: 'reply_budget_tokens', check: count },
+  compressModel: { toml: 'compress_model', check: modelId },
+}
+
+const FIELD_NAMES = Object.keys(FIELDS) as (keyof CompressorConfig)[]
+
+function fail(key: string, problem: string, value: unknown): never {
+  throw new CompressorConfigError(`${key} ${problem} (got ${JSON.stringify(value) ?? String(value)})`)
+}
+
+/** Fills in defaults and validates; errors name the camelCase key. */
+export function resolveConfig(overrides: Partial<CompressorConfig> = {}): CompressorConfig {
+  const config = { ...DEFAULT_COMPRESSOR_CONFIG }
+  for (const field of FIELD_NAMES) {
+    const value = overrides[field]
+    if (value === undefined) continue
+    const problem = FIELDS[field].check(value)
+    if (problem) fail(field, problem, value)
+    Object.assign(config, { [field]: value })
+  }
+  return config
+}
+
+/**
+ * Maps the TOML `[context_compressor]` table (snake_case keys, as the articles print them) to a full config.
+ * Missing keys take the defaults; a wrong type or an unknown key (usually a typo) throws
+ * {@link CompressorConfigError} naming `context_compressor.<key>`.
+ */
+export function configFromToml(table: Record<string, unknown>): CompressorConfig {
+  const byToml = new Map(FIELD_NAMES.map((field) => [FIELDS[field].toml, field]))
+  const overrides: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(table)) {
+    const field = byToml.get(key)
+    if (!field) {
+      const known = [...byToml.keys()].join(', ')
+      throw new CompressorConfigError(`context_compressor.${key} is not a known key (known: ${known})`)
+    }
+    const problem = FIELDS[field].check(value)
+    if (problem) fail(`context_compressor.${key}`, problem, value)
+    overrides[field] = value
+  }
+  return { ...DEFAULT_COMPRESSOR_CONFIG, ...overrides }
+}
+
+/** Whether a prompt of `tokens` has reached the trigger share of the usable window. */
+export function shouldCompress(
+  tokens: number,
+  window: number,
+  config: Pick<CompressorConfig, 'triggerRatio' | 'replyBudgetTokens'> = DEFAULT_COMPRESSOR_CONFIG,
+): boolean {
+  return tokens >= triggerThreshold(window, config)
+}
+
+/** The token count at which compression triggers for `window`. */
+export function triggerThreshold(
+  window: number,
+  config: Pick<CompressorConfig, 'triggerRatio' | 'replyBudgetTokens'>,
+): number {
+  return Math.max(0, window - config.replyBudgetTokens) * config.triggerRatio
+}

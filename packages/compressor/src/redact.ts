@@ -1,0 +1,58 @@
+/** What a redacted secret is replaced with. */
+export const REDACTED = '[REDACTED]'
+
+/** Not preceded by a token character, so `task-…` is not read as an `sk-…` key. */
+const START = '(?<![A-Za-z0-9_-])'
+
+/** Secrets recognisable by their own shape, wherever they appear. */
+const SECRET_PATTERNS: readonly RegExp[] = [
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  new RegExp(`${START}sk-ant-[A-Za-z0-9_-]{16,}`, 'g'),
+  new RegExp(`${START}sk-[A-Za-z0-9_-]{16,}`, 'g'),
+  new RegExp(`${START}(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])`, 'g'),
+  new RegExp(`${START}gh[pousr]_[A-Za-z0-9]{20,}`, 'g'),
+  new RegExp(`${START}github_pat_[A-Za-z0-9_]{20,}`, 'g'),
+  new RegExp(`${START}xox[abprs]-[A-Za-z0-9-]{10,}`, 'g'),
+  new RegExp(`${START}AIza[0-9A-Za-z_-]{30,}`, 'g'),
+  new RegExp(`${START}eyJ[A-Za-z0-9_-]{4,}\\.[A-Za-z0-9_-]{4,}\\.[A-Za-z0-9_-]{4,}`, 'g'),
+]
+
+/**
+ * `Authorization: Bearer <token>`: the scheme word stays, the credential goes. A digit is required so prose
+ * such as "basic introduction" is left alone.
+ */
+const BEARER = /\b(Bearer|Basic)(\s+)(?=[A-Za-z._~+/=-]*\d)[A-Za-z0-9._~+/=-]{12,}/gi
+
+/**
+ * `api_key = …`, `"password": "…"`, `GITHUB_TOKEN=…`: a key whose name ends in a secret word, then `:` or `=`,
+ * then a value (quoted or bare). The key and punctuation stay so the text still reads.
+ */
+const ASSIGNMENT =
+  /\b([A-Za-z0-9_.-]*?(?:api[_-]?key|apikey|secret|token|password|passwd|pwd|credentials?|auth))(["']?\s*[:=]\s*)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"',;&{}[\]]+))/gi
+
+function redactAssignment(
+  match: string,
+  key: string,
+  separator: string,
+  doubleQuoted?: string,
+  singleQuoted?: string,
+  bare?: string,
+): string {
+  const value = doubleQuoted ?? singleQuoted ?? bare ?? ''
+  if (value === '' || value === REDACTED) return match
+  if (doubleQuoted !== undefined) return `${key}${separator}"${REDACTED}"`
+  if (singleQuoted !== undefined) return `${key}${separator}'${REDACTED}'`
+  return `${key}${separator}${REDACTED}`
+}
+
+/**
+ * Replaces API keys (OpenAI `sk-…`, Anthropic `sk-ant-…`, AWS `AKIA…`, GitHub `ghp_…`, Slack, Google), bearer
+ * credentials, JWTs, private key blocks and `key = value` assignments of passwords, tokens and secrets with
+ * {@link REDACTED}. Pure and idempotent; safe to run on any text that leaves the process.
+ */
+export function redactSecrets(text: string): string {
+  let result = text
+  for (const pattern of SECRET_PATTERNS) result = result.replace(pattern, REDACTED)
+  result = result.replace(BEARER, (_match, scheme: string, space: string) => `${scheme}${space}${REDACTED}`)
+  return result.replace(ASSIGNMENT, redactAssignment)
+}

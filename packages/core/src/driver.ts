@@ -1,0 +1,45 @@
+export type SqlValue = string | number | bigint | null | Uint8Array
+
+export interface Statement {
+  sql: string
+  params?: readonly SqlValue[]
+}
+
+export type Row = Record<string, unknown>
+
+export interface QueryResult<R = Row> {
+  /** Rows as plain objects keyed by column name; empty for statements that return nothing. */
+  rows: R[]
+  /** Rows changed by an INSERT, UPDATE or DELETE (for statements with RETURNING: rows returned). */
+  changes: number
+}
+
+export interface DriverCapabilities {
+  /** The database is a local file, so pragmas (WAL, synchronous, busy_timeout) and checkpoints apply. */
+  localFile: boolean
+  /** The connection talks to a server over the network. */
+  remote: boolean
+  /** An in-memory database keeps its data between transactions (libSQL's `:memory:` does not). */
+  durableMemoryDatabase: boolean
+}
+
+/**
+ * The only place that knows one SQLite client from another. Implementations hold a single connection,
+ * cache prepared statements by SQL text and do no schema or pragma work of their own.
+ */
+export interface StorageDriver {
+  readonly name: string
+  readonly capabilities: DriverCapabilities
+
+  /** Runs one statement in autocommit mode. */
+  execute<R = Row>(statement: Statement): Promise<QueryResult<R>>
+
+  /**
+   * Runs the statements in order inside one write transaction (`BEGIN IMMEDIATE`), committing only if
+   * all succeed and rolling back otherwise. Results come back in statement order.
+   */
+  batch(statements: readonly Statement[]): Promise<QueryResult[]>
+
+  /** Closes the connection; later calls fail. */
+  close(): Promise<void>
+}

@@ -1,0 +1,74 @@
+export type EngramErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'INVALID_MESSAGE'
+  | 'SESSION_NOT_FOUND'
+  | 'SESSION_EXISTS'
+  | 'DATABASE_PATH'
+  | 'DATABASE_READONLY'
+  | 'NOT_A_DATABASE'
+  | 'DATABASE_BUSY'
+  | 'DATABASE_ERROR'
+  | 'FTS5_MISSING'
+  | 'SCHEMA_TOO_NEW'
+  | 'MIGRATION_FAILED'
+  | 'DRIVER_MISSING'
+  | 'UNSUPPORTED'
+  | 'STORE_CLOSED'
+
+/** The one error Engram throws: `code` names the cause, `cause` holds the driver's own error. */
+export class EngramError extends Error {
+  override readonly name = 'EngramError'
+  readonly code: EngramErrorCode
+
+  constructor(code: EngramErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.code = code
+  }
+}
+
+/** The SQLite result code of a driver error (`SQLITE_BUSY`, `SQLITE_NOTADB`, ...), if it has one. */
+export function sqliteCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined
+}
+
+export function isBusyError(error: unknown): boolean {
+  const code = sqliteCode(error)
+  return code !== undefined && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+}
+
+/** Wraps a driver error in an EngramError whose message says what to do about it. */
+export function toEngramError(error: unknown, action: string): EngramError {
+  if (error instanceof EngramError) return error
+  const code = sqliteCode(error) ?? ''
+  const detail = error instanceof Error ? error.message : String(error)
+  if (code.startsWith('SQLITE_NOTADB')) {
+    return new EngramError(
+      'NOT_A_DATABASE',
+      `${action}: the file is not an SQLite database (${detail}). Point the store at a new path or at an Engram database.`,
+      { cause: error },
+    )
+  }
+  if (code.startsWith('SQLITE_READONLY')) {
+    return new EngramError(
+      'DATABASE_READONLY',
+      `${action}: the database is read-only (${detail}). Check the permissions of the file and its folder.`,
+      { cause: error },
+    )
+  }
+  if (code.startsWith('SQLITE_CANTOPEN')) {
+    return new EngramError(
+      'DATABASE_PATH',
+      `${action}: the database file cannot be opened (${detail}). Check that the path is a file in a writable folder.`,
+      { cause: error },
+    )
+  }
+  if (isBusyError(error)) {
+    return new EngramError(
+      'DATABASE_BUSY',
+      `${action}: the database stayed locked by another connection after every retry (${detail}). Raise busyTimeout or find the process holding a long write transaction.`,
+      { cause: error },
+    )
+  }
+  return new EngramError('DATABASE_ERROR', `${action}: ${detail}`, { cause: error })
+}

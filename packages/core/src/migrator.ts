@@ -1,0 +1,61 @@
+import { fileURLToPath } from 'node:url'
+import { readMigrationFiles } from 'drizzle-orm/migrator'
+import type { StorageDriver } from './driver.ts'
+import { EngramError } from './errors.ts'
+
+/** The repository's `drizzle/` folder: the one `drizzle-kit migrate` applies too. */
+export const DEFAULT_MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle', import.meta.url))
+
+// drizzle-kit's own bookkeeping table, so `drizzle-kit migrate` and this migrator agree on what ran.
+const MIGRATIONS_TABLE = '__drizzle_migrations'
+
+export interface MigrationReport {
+  applied: string[]
+}
+
+/**
+ * Applies the pending migrations of `migrationsFolder` in one write transaction, exactly as
+ * drizzle-kit records them, and refuses a database migrated by a newer version of the code.
+ */
+export async function migrate(
+  driver: StorageDriver,
+  migrationsFolder = DEFAULT_MIGRATIONS_FOLDER,
+): Promise<MigrationReport> {
+  const migrations = readMigrationFiles({ migrationsFolder })
+  await driver.execute({
+    sql: `CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`,
+  })
+  const { rows } = await driver.execute<{ hash: string; created_at: number | string }>({
+    sql: `SELECT hash, created_at FROM "${MIGRATIONS_TABLE}" ORDER BY created_at DESC`,
+  })
+  const known = new Set(migrations.map((m) => m.hash))
+  const newest = migrations.at(-1)?.folderMillis ?? 0
+  const last = rows[0]
+  if (last && (Number(last.created_at) > newest || rows.some((r) => !known.has(r.hash)))) {
+    throw new EngramError(
+      'SCHEMA_TOO_NEW',
+      'The database was migrated by a newer version of Engram than this one (it has migrations this code does not know). Upgrade @engram/core, or open a copy made for this version.',
+    )
+  }
+  const lastApplied = last ? Number(last.created_at) : -1
+  const pending = migrations.filter((m) => m.folderMillis > lastApplied)
+  if (pending.length === 0) return { applied: [] }
+  try {
+    await driver.batch(
+      pending.flatMap((m) => [
+        ...m.sql.filter((chunk) => chunk.trim() !== '').map((sql) => ({ sql })),
+        {
+          sql: `INSERT INTO "${MIGRATIONS_TABLE}" ("hash", "created_at") VALUES (?, ?)`,
+          params: [m.hash, m.folderMillis],
+        },
+      ]),
+    )
+  } catch (error) {
+    throw new EngramError(
+      'MIGRATION_FAILED',
+      `Migrating the database failed and was rolled back: ${(error as Error).message}`,
+      { cause: error },
+    )
+  }
+  return { applied: pending.map((m) => m.hash) }
+}

@@ -1,0 +1,25 @@
+import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    source: text('source').notNull(),
+    userId: text('user_id'),
+    model: text('model'),
+    title: text('title'),
+    systemPrompt: text('system_prompt'),
+    parentSessionId: text('parent_session_id'),
+    startedAt: integer('started_at').notNull(),
+    endedAt: integer('ended_at'),
+    endReason: text('end_reason'),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    costUsd: real('cost_usd').notNull().default(0),
+  },
+  (t) => [
+    index('sessions_source_started_at_idx').on(t.source, t.startedAt),
+    index('sessions_user_started_at_idx').on(t.userId, t.startedAt),
+    index('sessions_parent_idx').on(t.parentSessionId),
+  ],
+)

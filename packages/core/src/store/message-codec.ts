@@ -1,0 +1,167 @@
+import type { SqlValue } from '../driver.ts'
+import { EngramError } from '../errors.ts'
+import { toIndexText } from '../search/cjk.ts'
+import type { ChatMessage, ContentPart, MessageInput, Role, StoredMessage, ToolCall } from '../types.ts'
+
+const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool'])
+
+/** The columns of a message row, in the order MESSAGE_COLUMNS names them. */
+export const MESSAGE_COLUMNS =
+  'role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count, search_text'
+
+export interface EncodedMessage {
+  values: SqlValue[]
+  message: ChatMessage
+  timestamp: number
+  tokenCount: number | null
+}
+
+const invalid = (message: string) => new EngramError('INVALID_MESSAGE', message)
+
+function textOfParts(parts: ContentPart[]): string {
+  return parts
+    .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+    .filter(Boolean)
+    .join('\n')
+}
+
+function encodeToolCalls(toolCalls: ToolCall[] | string): { json: string; calls: ToolCall[] } {
+  if (typeof toolCalls === 'string') {
+    let calls: unknown
+    try {
+      calls = JSON.parse(toolCalls)
+    } catch (cause) {
+      throw new EngramError(
+        'INVALID_MESSAGE',
+        `tool_calls is a string but not JSON: ${(cause as Error).message}. Pass the array of tool calls.`,
+        { cause },
+      )
+    }
+    if (!Array.isArray(calls)) throw invalid('tool_calls must be an array of tool calls (or its JSON text).')
+    return { json: toolCalls, calls }
+  }
+  if (!Array.isArray(toolCalls))
+    throw invalid('tool_calls must be an array of tool calls (or its JSON text).')
+  let json: string
+  try {
+    json = JSON.stringify(toolCalls)
+  } catch (cause) {
+    throw new EngramError(
+      'INVALID_MESSAGE',
+      `tool_calls cannot be serialised to JSON (${(cause as Error).message}). Pass plain objects with string arguments.`,
+      { cause },
+    )
+  }
+  return { json, calls: toolCalls }
+}
+
+/**
+ * What the full-text index sees for a message when it differs from its text: CJK split into
+ * single-character tokens, tool-call names and arguments added. Null when the text itself is indexed.
+ * (Tool results are not given their tool's name: that would store a second copy of every output.)
+ */
+export function messageSearchText(text: string | null, calls: readonly ToolCall[]): string | null {
+  const indexed = [
+    text ?? '',
+    ...calls.map((call) => `${call?.function?.name ?? ''} ${call?.function?.arguments ?? ''}`),
+  ]
+    .filter(Boolean)
+    .join('\n')
+  return toIndexText(indexed) ?? (indexed === (text ?? '') ? null : indexed)
+}
+
+/** Validates a message and turns it into column values; throws INVALID_MESSAGE before anything is written. */
+export function encodeMessage(input: MessageInput, now: number): EncodedMessage {
+  if (input === null || typeof input !== 'object') throw invalid('A message must be an object with a role.')
+  const { role } = input
+  if (!ROLES.has(role)) {
+    throw invalid(`Invalid role ${JSON.stringify(role)}: use one of system, user, assistant, tool.`)
+  }
+  if (role === 'tool' && (typeof input.tool_call_id !== 'string' || input.tool_call_id === '')) {
+    throw invalid('A tool message needs the tool_call_id of the call it answers.')
+  }
+  if (input.tool_calls !== undefined && input.tool_calls !== null && role !== 'assistant') {
+    throw invalid(`Only assistant messages carry tool_calls (this one has role ${role}).`)
+  }
+  const content = input.content ?? null
+  if (content !== null && typeof content !== 'string' && !Array.isArray(content)) {
+    throw invalid('content must be a string, null or an array of content parts.')
+  }
+  const parts = Array.isArray(content) ? content : null
+  let partsJson: string | null = null
+  if (parts) {
+    try {
+      partsJson = JSON.stringify(parts)
+    } catch (cause) {
+      throw new EngramError(
+        'INVALID_MESSAGE',
+        `The content parts cannot be serialised to JSON (${(cause as Error).message}).`,
+        { cause },
+      )
+    }
+  }
+  const text = parts ? textOfParts(parts) : (content as string | null)
+  const toolCalls = input.tool_calls == null ? null : encodeToolCalls(input.tool_calls)
+
+  const searchText = messageSearchText(text, toolCalls?.calls ?? [])
+
+  const timestamp = input.timestamp ?? now
+  const tokenCount = input.tokenCount ?? null
+  const message: ChatMessage = { role, content }
+  if (toolCalls) message.tool_calls = toolCalls.calls
+  if (input.tool_call_id != null) message.tool_call_id = input.tool_call_id
+  if (input.name != null) message.name = input.name
+  return {
+    values: [
+      role,
+      text,
+      partsJson,
+      toolCalls?.json ?? null,
+      input.tool_call_id ?? null,
+      input.name ?? null,
+      timestamp,
+      tokenCount,
+      searchText,
+    ],
+    message,
+    timestamp,
+    tokenCount,
+  }
+}
+
+export interface MessageRow {
+  id: number
+  role: Role
+  content: string | null
+  content_parts: string | null
+  tool_calls: string | null
+  tool_call_id: string | null
+  name: string | null
+}
+
+export function decodeMessage(row: MessageRow): ChatMessage {
+  const message: ChatMessage = {
+    role: row.role,
+    content: row.content_parts === null ? row.content : (JSON.parse(row.content_parts) as ContentPart[]),
+  }
+  if (row.tool_calls !== null) message.tool_calls = JSON.parse(row.tool_calls) as ToolCall[]
+  if (row.tool_call_id !== null) message.tool_call_id = row.tool_call_id
+  if (row.name !== null) message.name = row.name
+  return message
+}
+
+export interface StoredMessageRow extends MessageRow {
+  session_id: string
+  timestamp: number
+  token_count: number | null
+}
+
+export function decodeStoredMessage(row: StoredMessageRow): StoredMessage {
+  return {
+    ...decodeMessage(row),
+    id: row.id,
+    sessionId: row.session_id,
+    timestamp: row.timestamp,
+    tokenCount: row.token_count,
+  }
+}

@@ -1,0 +1,143 @@
+import type { SqlValue } from '../driver.ts'
+import { EngramError } from '../errors.ts'
+import { stripIndexMarks } from '../search/cjk.ts'
+import { toMatchQuery } from '../search/query.ts'
+import type { Role, SearchHit, SearchOptions } from '../types.ts'
+import type { StoreContext } from './context.ts'
+
+const SNIPPET_TOKENS = 32
+const MAX_LIMIT = 1000
+
+interface HitRow {
+  session_id: string
+  item_id: number
+  role: Role | 'episode'
+  timestamp: number
+  source: string
+  snippet: string
+  score: number
+}
+
+const asList = <T>(value: T | T[] | undefined): T[] | undefined =>
+  value === undefined ? undefined : Array.isArray(value) ? value : [value]
+
+class Filters {
+  readonly where: string[] = []
+  readonly params: SqlValue[] = []
+
+  add(clause: string, ...params: SqlValue[]): void {
+    this.where.push(clause)
+    this.params.push(...params)
+  }
+
+  addIn(column: string, values: readonly string[] | undefined, negate = false): void {
+    if (values === undefined) return
+    if (values.length === 0) {
+      if (!negate) this.where.push('0')
+      return
+    }
+    this.add(`${column} ${negate ? 'NOT IN' : 'IN'} (${values.map(() => '?').join(', ')})`, ...values)
+  }
+}
+
+function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
+  const filters = new Filters()
+  if (options.sessionId !== undefined) filters.add('t.session_id = ?', options.sessionId)
+  if (options.userId !== undefined) filters.add('s.user_id = ?', options.userId)
+  filters.addIn('s.source', asList(options.source))
+  filters.addIn('s.source', options.excludeSources, true)
+  if (options.since !== undefined) filters.add(`${timeColumn} >= ?`, options.since)
+  if (options.until !== undefined) filters.add(`${timeColumn} < ?`, options.until)
+  return filters
+}
+
+const ORDER = {
+  relevance: 'score DESC, item_id DESC',
+  newest: 'timestamp DESC, item_id DESC',
+  oldest: 'timestamp ASC, item_id ASC',
+} as const
+
+function hitQuery(kind: 'message' | 'episode', match: string, options: SearchOptions, take: number) {
+  const fts = kind === 'message' ? 'messages_fts' : 'episodes_fts'
+  const table = kind === 'message' ? 'messages' : 'episodes'
+  const time = kind === 'message' ? 't.timestamp' : 't.created_at'
+  const filters = sessionFilters(options, time)
+  if (kind === 'message') filters.addIn('t.role', asList(options.role))
+  const order = ORDER[options.sort ?? 'relevance']
+  return {
+    sql: `SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role, ${time} AS timestamp,
+        s.source, snippet(${fts}, 0, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet, -bm25(${fts}) AS score
+      FROM ${fts} JOIN ${table} t ON t.id = ${fts}.rowid JOIN sessions s ON s.id = t.session_id
+      WHERE ${fts} MATCH ? ${filters.where.map((w) => `AND ${w}`).join(' ')}
+      ORDER BY ${order} LIMIT ?`,
+    params: [match, ...filters.params, take],
+  }
+}
+
+function toHit(kind: 'message' | 'episode', row: HitRow): SearchHit {
+  const hit: SearchHit = {
+    kind,
+    sessionId: row.session_id,
+    role: row.role,
+    snippet: stripIndexMarks(row.snippet),
+    score: row.score,
+    timestamp: row.timestamp,
+    source: row.source,
+  }
+  if (kind === 'message') hit.messageId = row.item_id
+  else hit.episodeId = row.item_id
+  return hit
+}
+
+function checkPaging(options: SearchOptions): { limit: number; offset: number } {
+  const limit = options.limit ?? 10
+  const offset = options.offset ?? 0
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `limit must be a whole number from 1 to ${MAX_LIMIT} (got ${limit}).`,
+    )
+  }
+  if (!Number.isInteger(offset) || offset < 0) {
+    throw new EngramError('INVALID_ARGUMENT', `offset must be a whole number of at least 0 (got ${offset}).`)
+  }
+  return { limit, offset }
+}
+
+/**
+ * Ranked full-text search. Episodes (summaries) come before raw messages, filters run in SQL so `limit`
+ * counts filtered hits, and the episodes returned have their hit statistics updated.
+ */
+export async function search(
+  ctx: StoreContext,
+  query: string,
+  options: SearchOptions = {},
+): Promise<SearchHit[]> {
+  const { limit, offset } = checkPaging(options)
+  const match = toMatchQuery(typeof query === 'string' ? query : '')
+  if (match === null) return []
+  const take = offset + limit
+  const withEpisodes = (options.includeEpisodes ?? true) && options.role === undefined
+  const episodeRows = withEpisodes
+    ? await ctx.read<HitRow>(hitQuery('episode', match, options, take), 'Searching episodes')
+    : []
+  const messageRows = await ctx.read<HitRow>(hitQuery('message', match, options, take), 'Searching messages')
+  const hits = [
+    ...episodeRows.map((row) => toHit('episode', row)),
+    ...messageRows.map((row) => toHit('message', row)),
+  ].slice(offset, take)
+
+  const episodeIds = hits.flatMap((hit) => (hit.episodeId === undefined ? [] : [hit.episodeId]))
+  if (episodeIds.length > 0) {
+    await ctx.write(
+      [
+        {
+          sql: `UPDATE episodes SET hit_count = hit_count + 1, last_hit_at = ? WHERE id IN (${episodeIds.map(() => '?').join(', ')})`,
+          params: [Date.now(), ...episodeIds],
+        },
+      ],
+      'Recording episode hits',
+    )
+  }
+  return hits
+}

@@ -1,0 +1,237 @@
+import Database from 'better-sqlite3'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { charClass, hasCjk, INDEX_MARK, stripIndexMarks, toIndexText } from '../src/search/cjk.ts'
+import { toMatchQuery } from '../src/search/query.ts'
+
+const TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"
+const M = INDEX_MARK
+
+function ftsDb() {
+  const db = new Database(':memory:')
+  db.exec(`CREATE VIRTUAL TABLE t USING fts5(body, ${TOKENIZE})`)
+  return db
+}
+
+describe('toIndexText', () => {
+  it('returns null when no mark is needed', () => {
+    expect(toIndexText('')).toBeNull()
+    expect(toIndexText('plain English text, deploy it!')).toBeNull()
+    expect(toIndexText('emoji 👍 only and ünïcödé')).toBeNull()
+    expect(toIndexText('后')).toBeNull()
+    expect(toIndexText('后 端，完。')).toBeNull()
+    expect(toIndexText(`后${M}端`)).toBeNull()
+  })
+
+  it('makes every CJK character its own token with the fewest marks', () => {
+    expect(toIndexText('做后端')).toBe(`做${M}后${M}端`)
+    expect(toIndexText('FastAPI 做后端')).toBe(`FastAPI 做${M}后${M}端`)
+    expect(toIndexText('Agent通信')).toBe(`Agent${M}通${M}信`)
+    expect(toIndexText('100%完成')).toBe(`100%完${M}成`)
+    expect(toIndexText('后端，完成。')).toBe(`后${M}端，完${M}成。`)
+    expect(toIndexText('데이터베이스를')).toBe(['데', '이', '터', '베', '이', '스', '를'].join(M))
+    expect(toIndexText('カタカナー')).toBe(['カ', 'タ', 'カ', 'ナ', 'ー'].join(M))
+    expect(toIndexText('ｶﾀｶﾅｰ')).toBe(['ｶ', 'ﾀ', 'ｶ', 'ﾅ', 'ｰ'].join(M))
+    expect(toIndexText('𠮷野家')).toBe(`𠮷${M}野${M}家`)
+    expect(toIndexText('漢字かな')).toBe(['漢', '字', 'か', 'な'].join(M))
+    // an emoji newer than SQLite's Unicode tables is a token character for unicode61
+    expect(toIndexText('完成🤖')).toBe(`完${M}成${M}🤖`)
+    // U+1F44D predates them: a separator, no mark
+    expect(toIndexText('完成👍')).toBe(`完${M}成👍`)
+  })
+
+  it('never throws, also on lone surrogates', () => {
+    for (const s of ['\ud800', '\udc00后', '后\ud800端', '后\udfff', '\ud83e后']) {
+      expect(() => toIndexText(s)).not.toThrow()
+    }
+    expect(toIndexText('后\ud800端')).toBeNull()
+    expect(toIndexText(undefined as unknown as string)).toBeNull()
+    const anyUnit = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) })
+    fc.assert(fc.property(anyUnit, (s) => void toIndexText(s)))
+  })
+
+  it('round-trips through stripIndexMarks for any text without U+200B', () => {
+    const cjkish = fc.string({
+      unit: fc.oneof(
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+        fc.constantFrom('后', '端', 'カ', 'ー', '데', 'a', '1', ' ', '、', '𠮷', '🤖'),
+      ),
+    })
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary' }), cjkish), (s) => {
+        fc.pre(!s.includes(M))
+        expect(stripIndexMarks(toIndexText(s) ?? s)).toBe(s)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('hasCjk', () => {
+    expect(hasCjk('hello')).toBe(false)
+    expect(hasCjk('hello 👍')).toBe(false)
+    expect(hasCjk('hello 后')).toBe(true)
+    expect(hasCjk('ー')).toBe(true)
+    expect(hasCjk('𠮷')).toBe(true)
+    expect(hasCjk('한')).toBe(true)
+  })
+
+  it('stripIndexMarks removes marks from FTS5 snippets', () => {
+    const db = ftsDb()
+    db.prepare('INSERT INTO t(rowid, body) VALUES (1, ?)').run(toIndexText('我们用FastAPI做后端开发'))
+    const row = db
+      .prepare("SELECT snippet(t, 0, '[', ']', '…', 8) AS s FROM t WHERE t MATCH ?")
+      .get('"后 端"') as { s: string }
+    expect(row.s).toContain(M)
+    expect(stripIndexMarks(row.s)).toBe('我们用FastAPI做[后]\u005b端]开发'.replace('\u005b端', '[端'))
+  })
+
+  it('is fast: 10,000 calls on ~300-char mixed messages', () => {
+    const base =
+      '我们决定用 PostgreSQL 做后端数据库，migration 脚本在 db/migrate.ts 里。デプロイは明日の朝に行います。' +
+      '배포는 내일 아침에 합니다. The deploy pipeline runs on GitHub Actions and pushes the image to the registry. '
+    const msgs = Array.from({ length: 100 }, (_, i) => `${i} ${base.repeat(2).slice(0, 300)}`)
+    const ascii = Array.from({ length: 100 }, (_, i) => `${i} ${'The deploy pipeline runs on GitHub. '.repeat(9)}`)
+    toIndexText(msgs[0] as string)
+    let t0 = performance.now()
+    for (let i = 0; i < 10_000; i++) toIndexText(msgs[i % 100] as string)
+    const mixed = performance.now() - t0
+    t0 = performance.now()
+    for (let i = 0; i < 10_000; i++) toIndexText(ascii[i % 100] as string)
+    const plain = performance.now() - t0
+    console.log(`toIndexText x10,000: mixed ${mixed.toFixed(1)} ms, plain ${plain.toFixed(1)} ms`)
+    expect(mixed).toBeLessThan(500)
+    expect(plain).toBeLessThan(200)
+  })
+})
+
+describe('the separator table matches SQLite unicode61', () => {
+  it('classifies every code point as the real tokenizer does', () => {
+    const db = ftsDb()
+    db.exec("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    const cps: number[] = []
+    for (let cp = 1; cp <= 0x10ffff; cp++) if (cp < 0xd800 || cp > 0xdfff) cps.push(cp)
+    const B = 8192
+    const ins = db.prepare('INSERT INTO t(rowid, body) VALUES (?, ?)')
+    db.transaction(() => {
+      for (let i = 0; i < cps.length; i += B) {
+        const doc = cps.slice(i, i + B).map((cp) => `q${String.fromCodePoint(cp)}q`)
+        ins.run(i / B + 1, doc.join(' '))
+      }
+    })()
+    const token = new Uint8Array(0x110000)
+    const rows = db.prepare('SELECT doc, term FROM v ORDER BY doc, offset').raw().iterate() as Iterable<
+      [number, string]
+    >
+    let doc = 0
+    let k = 0
+    let pendingQ = false
+    for (const [d, term] of rows) {
+      if (d !== doc) {
+        doc = d
+        k = (d - 1) * B
+        pendingQ = false
+      }
+      // a separator yields "q", "q"; a token character one token "q?q"
+      if (term === 'q') {
+        if (pendingQ) {
+          k++
+          pendingQ = false
+        } else pendingQ = true
+      } else {
+        token[cps[k] as number] = 1
+        k++
+      }
+    }
+    const wrong: string[] = []
+    for (const cp of cps) {
+      if ((charClass(cp) !== 0) !== (token[cp] === 1)) wrong.push(cp.toString(16))
+    }
+    expect(wrong.slice(0, 20)).toEqual([])
+  }, 60_000)
+})
+
+describe('index text in a real FTS5 table', () => {
+  let db: Database.Database
+  const rows: Record<number, string> = {
+    1: '我用FastAPI做后端',
+    2: '后来我们去吃饭了',
+    3: '前端和后端分离',
+    4: '데이터베이스를 설정했습니다',
+    5: 'カタカナのテスト',
+    6: 'we are deploying the service now',
+    7: 'Agent通信协议',
+    8: '100%完成',
+  }
+  const find = (q: string) =>
+    (db.prepare('SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid').all(q) as { rowid: number }[]).map(
+      (r) => r.rowid,
+    )
+  beforeAll(() => {
+    db = ftsDb()
+    const ins = db.prepare('INSERT INTO t(rowid, body) VALUES (?, ?)')
+    for (const [id, text] of Object.entries(rows)) ins.run(Number(id), toIndexText(text) ?? text)
+  })
+  afterAll(() => db.close())
+
+  it('a phrase of single characters matches exactly the verbatim substring', () => {
+    expect(find('"后 端"')).toEqual([1, 3])
+    expect(find('后')).toEqual([1, 2, 3])
+    expect(find('"做 后 端"')).toEqual([1])
+    expect(find('"端 后"')).toEqual([])
+    expect(find('"데 이 터"')).toEqual([4])
+    expect(find('"カ タ カ ナ"')).toEqual([5])
+    expect(find('"通 信"')).toEqual([7])
+    expect(find('agent')).toEqual([7])
+    expect(find('"完 成"')).toEqual([8])
+    expect(find('100')).toEqual([8])
+    expect(find('fastapi')).toEqual([1])
+  })
+
+  it('porter still stems English', () => {
+    expect(find('deployed')).toEqual([6])
+    expect(find('deploy')).toEqual([6])
+  })
+
+  it('each CJK character is its own token', () => {
+    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS vr USING fts5vocab(t, 'instance')")
+    const terms = (db.prepare('SELECT term FROM vr WHERE doc = 1 ORDER BY offset').all() as { term: string }[]).map(
+      (r) => r.term,
+    )
+    expect(terms).toEqual(['我', '用', 'fastapi', '做', '后', '端'])
+  })
+
+  it('property: every substring of a random CJK text finds its row (100% verbatim recall)', () => {
+    const pool = [
+      ...'的了是在后端数据库迁移部署决定服务器配置测试用户我们你他中文日本語漢字𠮷𪚥',
+      ...'あいうえおかきくけこのはがをにでとカタカナーデータベースｶﾀｶﾅｰ',
+      ...'데이터베이스를설정했습니다한국어배포',
+      ...' 、。，！？',
+    ]
+    const text = fc.array(fc.constantFrom(...pool), { minLength: 1, maxLength: 30 }).map((a) => a.join(''))
+    const mem = ftsDb()
+    const ins = mem.prepare('INSERT INTO t(rowid, body) VALUES (?, ?)')
+    const del = mem.prepare('DELETE FROM t')
+    const query = mem.prepare('SELECT rowid FROM t WHERE t MATCH ?')
+    fc.assert(
+      fc.property(text, fc.nat(), fc.nat(), (s, a, b) => {
+        const chars = [...s]
+        const start = a % chars.length
+        const len = 1 + (b % (chars.length - start))
+        const sub = chars.slice(start, start + len).join('')
+        const q = toMatchQuery(sub)
+        if (q === null) {
+          // only separators
+          expect(sub.trim().replace(/[、。，！？]/g, '')).toBe('')
+          return
+        }
+        del.run()
+        ins.run(1, toIndexText(s) ?? s)
+        ins.run(2, toIndexText('无关的文本 unrelated') ?? '')
+        const ids = (query.all(q) as { rowid: number }[]).map((r) => r.rowid)
+        expect(ids).toContain(1)
+      }),
+      { numRuns: 1000 },
+    )
+    mem.close()
+  })
+})

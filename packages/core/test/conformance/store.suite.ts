@@ -1,0 +1,449 @@
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { type DriverName, EngramError, openStore, type Store, type ToolCall } from '../../src/index.ts'
+import { DEFAULT_MIGRATIONS_FOLDER } from '../../src/migrator.ts'
+import { tempDbPath, tempDir } from '../helpers.ts'
+
+const toolCall = (id: string, name: string, args: object): ToolCall => ({
+  id,
+  type: 'function',
+  function: { name, arguments: JSON.stringify(args) },
+})
+
+async function expectCode(promise: Promise<unknown>, code: string): Promise<EngramError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(EngramError)
+  expect((error as EngramError).code).toBe(code)
+  return error as EngramError
+}
+
+/** The store contract, run once per driver; only the way a store is opened differs. */
+export function storeConformanceSuite(driver: DriverName): void {
+  const dir = tempDir(`engram-${driver}-`)
+  const open = (url = tempDbPath(dir), extra: Parameters<typeof openStore>[0] = {}) =>
+    openStore({ url, driver, ...extra })
+  const raw = (path: string) => new Database(path)
+
+  describe('migrations', () => {
+    it('migrates a fresh database and creates the FTS triggers', async () => {
+      const path = tempDbPath(dir)
+      const store = await open(path)
+      await store.close()
+      const db = raw(path)
+      const triggers = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+        .pluck()
+        .all()
+      const applied = db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()
+      const mode = db.prepare('PRAGMA journal_mode').pluck().get()
+      db.close()
+      expect(triggers).toEqual([
+        'episodes_fts_delete',
+        'episodes_fts_insert',
+        'episodes_fts_update',
+        'messages_fts_delete',
+        'messages_fts_insert',
+        'messages_fts_update',
+      ])
+      expect(applied).toBe(2)
+      expect(mode).toBe('wal')
+    })
+
+    it('is a no-op the second time', async () => {
+      const path = tempDbPath(dir)
+      await (await open(path)).close()
+      const before = readFileSync(path)
+      const store = await open(path)
+      await store.close()
+      const db = raw(path)
+      expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(2)
+      db.close()
+      expect(readFileSync(path).subarray(0, 100)).toEqual(before.subarray(0, 100))
+    })
+
+    it('upgrades a database made by an older migration set with its data intact', async () => {
+      const oldFolder = join(dir, `migrations-v0-${driver}`)
+      cpSync(DEFAULT_MIGRATIONS_FOLDER, oldFolder, { recursive: true })
+      const journalPath = join(oldFolder, 'meta', '_journal.json')
+      const journal = JSON.parse(readFileSync(journalPath, 'utf8'))
+      journal.entries = journal.entries.slice(0, 1)
+      writeFileSync(journalPath, JSON.stringify(journal))
+
+      const path = tempDbPath(dir)
+      const old = await open(path, { migrationsFolder: oldFolder })
+      const s = await old.createSession({ source: 'cli', model: 'm' })
+      await old.appendMessage(s.id, { role: 'user', content: 'the kubernetes rollout failed twice' })
+      await old.close()
+
+      const store = await open(path)
+      expect(await store.getMessages(s.id)).toEqual([
+        { role: 'user', content: 'the kubernetes rollout failed twice' },
+      ])
+      const hits = await store.search('kubernetes')
+      expect(hits.map((h) => h.sessionId)).toEqual([s.id])
+      await store.close()
+    })
+
+    it('refuses a database whose schema is newer than the code', async () => {
+      const path = tempDbPath(dir)
+      await (await open(path)).close()
+      const db = raw(path)
+      db.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run(
+        'f'.repeat(64),
+        Date.now() * 2,
+      )
+      db.close()
+      const error = await expectCode(open(path), 'SCHEMA_TOO_NEW')
+      expect(error.message).toMatch(/newer version/)
+    })
+  })
+
+  describe('sessions', () => {
+    let store: Store
+    beforeEach(async () => {
+      store = await open()
+      return () => store.close()
+    })
+
+    it('creates, reads and lists sessions with filters', async () => {
+      const a = await store.createSession({ source: 'cli', model: 'gpt-x', userId: 'u1', title: 'first' })
+      const b = await store.createSession({ source: 'telegram', model: 'gpt-x', userId: 'u2' })
+      expect(a.id).toMatch(/^[0-9a-f-]{36}$/)
+      expect(await store.getSession(a.id)).toMatchObject({
+        source: 'cli',
+        model: 'gpt-x',
+        userId: 'u1',
+        title: 'first',
+        endedAt: null,
+        messageCount: 0,
+      })
+      expect((await store.listSessions({ source: 'telegram' })).map((s) => s.id)).toEqual([b.id])
+      expect((await store.listSessions({ userId: 'u1' })).map((s) => s.id)).toEqual([a.id])
+      expect((await store.listSessions({ limit: 1 })).length).toBe(1)
+      expect(await store.getSession('missing')).toBeNull()
+    })
+
+    it('keeps a caller-chosen id and refuses it twice', async () => {
+      await store.createSession({ source: 'cli', id: 'fixed-id' })
+      await expectCode(store.createSession({ source: 'cli', id: 'fixed-id' }), 'SESSION_EXISTS')
+    })
+
+    it('rejects a session without a source or with an unknown parent', async () => {
+      await expectCode(store.createSession({ source: '' }), 'INVALID_ARGUMENT')
+      await expectCode(store.createSession({ source: 'cli', parentSessionId: 'nope' }), 'SESSION_NOT_FOUND')
+    })
+
+    it('ends a session once: the first reason wins', async () => {
+      const s = await store.createSession({ source: 'cli' })
+      await store.endSession(s.id, 'compression')
+      await store.endSession(s.id, 'user_exit')
+      expect(await store.getSession(s.id)).toMatchObject({
+        endReason: 'compression',
+        endedAt: expect.any(Number),
+      })
+      await expectCode(store.endSession('missing', 'x'), 'SESSION_NOT_FOUND')
+    })
+
+    it('stores the system prompt verbatim', async () => {
+      const prompt = '  You are Hermes.\r\n\u00a0Memory: [62% — 1,364/2,200 chars]\n\n§ notes\t \n'
+      const s = await store.createSession({ source: 'cli', systemPrompt: 'old' })
+      await store.setSystemPrompt(s.id, prompt)
+      expect((await store.getSession(s.id))?.systemPrompt).toBe(prompt)
+      await expectCode(store.setSystemPrompt('missing', prompt), 'SESSION_NOT_FOUND')
+    })
+
+    it('walks the lineage back to the root and the tip forward', async () => {
+      const root = await store.createSession({ source: 'cli' })
+      const mid = await store.createSession({ source: 'cli', parentSessionId: root.id })
+      const tip = await store.createSession({ source: 'cli', parentSessionId: mid.id })
+      expect((await store.getLineage(tip.id)).map((s) => s.id)).toEqual([root.id, mid.id, tip.id])
+      expect(await store.resolveTip(root.id)).toBe(tip.id)
+      expect(await store.resolveTip(tip.id)).toBe(tip.id)
+      await expectCode(store.getLineage('missing'), 'SESSION_NOT_FOUND')
+    })
+
+    it('deletes a session with everything it owns and detaches its children', async () => {
+      const parent = await store.createSession({ source: 'cli' })
+      const child = await store.createSession({ source: 'cli', parentSessionId: parent.id })
+      await store.appendMessage(parent.id, { role: 'user', content: 'zebra crossing' })
+      await store.recordUsage(parent.id, { model: 'm', purpose: 'main', inputTokens: 5, outputTokens: 1 })
+      await store.deleteSession(parent.id)
+      expect(await store.getSession(parent.id)).toBeNull()
+      expect(await store.getMessages(parent.id)).toEqual([])
+      expect(await store.search('zebra')).toEqual([])
+      expect((await store.usage()).total.calls).toBe(0)
+      expect((await store.getSession(child.id))?.parentSessionId).toBeNull()
+      await expectCode(store.deleteSession(parent.id), 'SESSION_NOT_FOUND')
+    })
+  })
+
+  describe('messages', () => {
+    let store: Store
+    beforeEach(async () => {
+      store = await open()
+      return () => store.close()
+    })
+
+    it('round-trips every message shape in insertion order', async () => {
+      const s = await store.createSession({ source: 'cli' })
+      const calls = [toolCall('call_1', 'read_file', { path: 'src/app.ts' })]
+      const history = [
+        { role: 'system' as const, content: 'You are helpful.' },
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'text', text: 'look' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' } },
+          ],
+        },
+        { role: 'assistant' as const, content: null, tool_calls: calls },
+        { role: 'tool' as const, content: 'export const app = 1', tool_call_id: 'call_1', name: 'read_file' },
+        { role: 'assistant' as const, content: 'Done.' },
+      ]
+      for (const [i, m] of history.entries()) {
+        // Timestamps run backwards: order must come from the id, never the clock.
+        await store.appendMessage(s.id, { ...m, timestamp: 1_000_000 - i })
+      }
+      expect(await store.getMessages(s.id)).toEqual(history)
+      const stored = await store.getStoredMessages(s.id)
+      expect(stored.map((m) => m.id)).toEqual([...stored.map((m) => m.id)].sort((a, b) => a - b))
+      expect((await store.getSession(s.id))?.messageCount).toBe(5)
+      expect((await store.getSession(s.id))?.toolCallCount).toBe(1)
+    })
+
+    it('stores tool_calls JSON exactly once, even when given a JSON string', async () => {
+      const s = await store.createSession({ source: 'cli' })
+      const calls = [toolCall('c1', 'search', { q: 'x "quoted"' })]
+      const json = JSON.stringify(calls)
+      const fromString = await store.appendMessage(s.id, {
+        role: 'assistant',
+        content: null,
+        tool_calls: json,
+      })
+      await store.appendMessage(s.id, { role: 'assistant', content: null, tool_calls: calls })
+      expect(fromString.tool_calls).toEqual(calls)
+      const [a, b] = await store.getMessages(s.id)
+      expect(a?.tool_calls).toEqual(calls)
+      expect(b?.tool_calls).toEqual(calls)
+      await store.close()
+    })
+
+    it('returns the stored message with its id from appendMessage', async () => {
+      const s = await store.createSession({ source: 'cli' })
+      const m = await store.appendMessage(s.id, { role: 'user', content: 'hi', tokenCount: 3 })
+      expect(m).toMatchObject({
+        id: expect.any(Number),
+        sessionId: s.id,
+        role: 'user',
+        content: 'hi',
+        tokenCount: 3,
+      })
+      const [again] = await store.getStoredMessages(s.id)
+      expect(again).toEqual(m)
+    })
+
+    it('rejects bad messages with a clear error and writes nothing', async () => {
+      const s = await store.createSession({ source: 'cli' })
+      const circular: Record<string, unknown> = {}
+      circular.self = circular
+      const cases: [unknown, RegExp][] = [
+        [{ role: 'robot', content: 'x' }, /Invalid role "robot"/],
+        [{ role: 'tool', content: 'x' }, /tool_call_id/],
+        [{ role: 'assistant', content: null, tool_calls: [circular] }, /cannot be serialised/],
+        [{ role: 'assistant', content: null, tool_calls: [{ n: 1n }] }, /cannot be serialised/],
+        [{ role: 'assistant', content: null, tool_calls: '{not json' }, /not JSON/],
+        [{ role: 'user', content: 42 }, /content must be/],
+        [{ role: 'user', content: 'x', tool_calls: [] }, /Only assistant/],
+      ]
+      for (const [bad, message] of cases) {
+        const error = await expectCode(store.appendMessage(s.id, bad as never), 'INVALID_MESSAGE')
+        expect(error.message).toMatch(message)
+      }
+      // A batch with one bad message writes none of them.
+      await expectCode(
+        store.appendMessages(s.id, [
+          { role: 'user', content: 'ok' },
+          { role: 'robot' as never, content: 'bad' },
+        ]),
+        'INVALID_MESSAGE',
+      )
+      expect(await store.getMessages(s.id)).toEqual([])
+    })
+
+    it('refuses an unknown session and writes nothing', async () => {
+      await expectCode(
+        store.appendMessage('missing', { role: 'user', content: 'lost?' }),
+        'SESSION_NOT_FOUND',
+      )
+      await expectCode(
+        store.appendMessages('missing', [
+          { role: 'user', content: 'a' },
+          { role: 'user', content: 'b' },
+        ]),
+        'SESSION_NOT_FOUND',
+      )
+      expect(await store.search('lost')).toEqual([])
+    })
+
+    it('appends a batch in one transaction, in order', async () => {
+      const s = await store.createSession({ source: 'cli' })
+      const stored = await store.appendMessages(
+        s.id,
+        Array.from({ length: 50 }, (_, i) => ({
+          role: i % 2 ? ('assistant' as const) : ('user' as const),
+          content: `m${i}`,
+        })),
+      )
+      expect(stored.map((m) => m.content)).toEqual(Array.from({ length: 50 }, (_, i) => `m${i}`))
+      expect((await store.getMessages(s.id)).map((m) => m.content)).toEqual(stored.map((m) => m.content))
+    })
+  })
+
+  describe('usage', () => {
+    it('records every model call and totals it by purpose and model', async () => {
+      const store = await open()
+      const s = await store.createSession({ source: 'cli' })
+      const other = await store.createSession({ source: 'cli' })
+      await store.recordUsage(s.id, {
+        model: 'big',
+        purpose: 'main',
+        inputTokens: 1000,
+        outputTokens: 200,
+        costUsd: 0.01,
+      })
+      await store.recordUsage(s.id, {
+        model: 'big',
+        purpose: 'main',
+        inputTokens: 1500,
+        outputTokens: 100,
+        cacheReadTokens: 900,
+      })
+      await store.recordUsage(s.id, {
+        model: 'cheap',
+        purpose: 'compression',
+        inputTokens: 400,
+        outputTokens: 80,
+        latencyMs: 120,
+      })
+      await store.recordUsage(other.id, { model: 'big', purpose: 'main', inputTokens: 7, outputTokens: 7 })
+      const report = await store.usage({ sessionId: s.id })
+      expect(report.total).toMatchObject({
+        calls: 3,
+        inputTokens: 2900,
+        outputTokens: 380,
+        cacheReadTokens: 900,
+      })
+      expect(report.byPurpose.main).toMatchObject({ calls: 2, inputTokens: 2500 })
+      expect(report.byPurpose.compression).toMatchObject({ calls: 1, inputTokens: 400 })
+      expect(report.byModel.cheap?.outputTokens).toBe(80)
+      expect((await store.usage()).total.calls).toBe(4)
+      expect(await store.getSession(s.id)).toMatchObject({
+        inputTokens: 2900,
+        outputTokens: 380,
+        costUsd: 0.01,
+      })
+      await expectCode(
+        store.recordUsage('missing', { model: 'm', purpose: 'main', inputTokens: 1, outputTokens: 1 }),
+        'SESSION_NOT_FOUND',
+      )
+      await expectCode(
+        store.recordUsage(s.id, { model: 'm', purpose: 'main', inputTokens: -1, outputTokens: 1 }),
+        'INVALID_ARGUMENT',
+      )
+      await store.close()
+    })
+  })
+
+  describe('opening', () => {
+    it('refuses a directory, an unwritable path and a file that is not a database', async () => {
+      await expectCode(open(dir), 'DATABASE_PATH')
+      const notADir = join(dir, `plain-file-${driver}`)
+      writeFileSync(notADir, 'x')
+      await expectCode(open(join(notADir, 'engram.db')), 'DATABASE_PATH')
+      const garbage = join(dir, `garbage-${driver}.db`)
+      writeFileSync(garbage, Buffer.alloc(8192, 'this is not sqlite '))
+      const error = await expectCode(open(garbage), 'NOT_A_DATABASE')
+      expect(error.message).toMatch(/not an SQLite database/)
+      expect(readFileSync(garbage).subarray(0, 19).toString()).toBe('this is not sqlite ')
+    })
+
+    it('creates the folder of a new database file', async () => {
+      const store = await open(join(dir, `nested-${driver}`, 'deeper', 'engram.db'))
+      expect(await store.listSessions()).toEqual([])
+      await store.close()
+    })
+
+    it('fails clearly once closed', async () => {
+      const store = await open()
+      await store.close()
+      await expectCode(store.listSessions(), 'STORE_CLOSED')
+    })
+  })
+
+  describe('maintenance', () => {
+    it('finds a damaged search index and repairs it by rebuilding', async () => {
+      const path = tempDbPath(dir)
+      const store = await open(path)
+      const s = await store.createSession({ source: 'cli' })
+      await store.appendMessage(s.id, { role: 'user', content: 'alpha bravo' })
+      await store.appendMessage(s.id, { role: 'user', content: '部署后端服务' })
+      expect((await store.checkIntegrity()).ok).toBe(true)
+      await store.close()
+
+      // Another tool writes behind the triggers' back: the index no longer matches the table.
+      const db = raw(path)
+      db.exec(
+        "DROP TRIGGER messages_fts_update; UPDATE messages SET content = 'charlie delta', search_text = NULL WHERE content = 'alpha bravo'",
+      )
+      db.exec(
+        `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${s.id}', 'user', '数据库迁移完成', 1)`,
+      )
+      db.exec(`CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, search_text ON messages BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, body) VALUES ('delete', old.id, coalesce(old.search_text, old.content, ''));
+        INSERT INTO messages_fts(rowid, body) VALUES (new.id, coalesce(new.search_text, new.content, ''));
+      END`)
+      db.close()
+
+      const reopened = await open(path)
+      const report = await reopened.checkIntegrity()
+      expect(report.ok).toBe(false)
+      expect(report.database).toEqual(['ok'])
+      expect(report.searchIndex.messages).not.toBe('ok')
+      expect(await reopened.search('迁移')).toEqual([])
+
+      await reopened.rebuildSearchIndex()
+      expect((await reopened.checkIntegrity()).ok).toBe(true)
+      expect((await reopened.search('charlie')).length).toBe(1)
+      expect(await reopened.search('alpha')).toEqual([])
+      expect((await reopened.search('迁移')).length).toBe(1)
+      await reopened.close()
+    })
+
+    it('prunes only ended sessions past the cutoff, detaching their children', async () => {
+      const store = await open()
+      const ended = await store.createSession({ source: 'cron' })
+      const open_ = await store.createSession({ source: 'cron' })
+      const otherSource = await store.createSession({ source: 'cli' })
+      const child = await store.createSession({ source: 'cron', parentSessionId: ended.id })
+      await store.appendMessage(ended.id, { role: 'user', content: 'old news' })
+      await store.endSession(ended.id, 'done')
+      await store.endSession(otherSource.id, 'done')
+      await new Promise((r) => setTimeout(r, 5))
+      expect(await store.pruneSessions({ olderThanDays: 1 })).toBe(0)
+      expect(await store.pruneSessions({ olderThanDays: 0, source: 'cron' })).toBe(1)
+      expect(await store.getSession(ended.id)).toBeNull()
+      expect(await store.search('news')).toEqual([])
+      expect(await store.getSession(open_.id)).not.toBeNull()
+      expect(await store.getSession(otherSource.id)).not.toBeNull()
+      expect((await store.getSession(child.id))?.parentSessionId).toBeNull()
+      await store.vacuum()
+      expect((await store.checkIntegrity()).ok).toBe(true)
+      await store.close()
+    })
+  })
+}

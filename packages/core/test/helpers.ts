@@ -1,0 +1,28 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll } from 'vitest'
+import type { DriverName } from '../src/index.ts'
+
+/** A fresh folder under the OS temp dir, removed when the test file ends. */
+export function tempDir(prefix = 'engram-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+let counter = 0
+export function tempDbPath(dir: string): string {
+  counter += 1
+  return join(dir, `store-${process.pid}-${counter}.db`)
+}
+
+const ALL_DRIVERS: DriverName[] = ['better-sqlite3', 'libsql']
+
+/** The drivers a conformance suite runs on: all, or those named in ENGRAM_TEST_DRIVERS (comma-separated). */
+export function driversUnderTest(): DriverName[] {
+  const filter = process.env.ENGRAM_TEST_DRIVERS?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  return filter?.length ? ALL_DRIVERS.filter((d) => filter.includes(d)) : ALL_DRIVERS
+}

@@ -1,0 +1,7 @@
+import { describe } from 'vitest'
+import { storeConformanceSuite } from './conformance/store.suite.ts'
+import { driversUnderTest } from './helpers.ts'
+
+for (const driver of driversUnderTest()) {
+  describe(`store on ${driver}`, () => storeConformanceSuite(driver))
+}
