@@ -9,22 +9,9 @@ export const DEFAULT_MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle
 // drizzle-kit's own bookkeeping table, so `drizzle-kit migrate` and this migrator agree on what ran.
 const MIGRATIONS_TABLE = '__drizzle_migrations'
 
-export interface MigrationReport {
-  applied: string[]
-}
+type Migration = ReturnType<typeof readMigrationFiles>[number]
 
-/**
- * Applies the pending migrations of `migrationsFolder` in one write transaction, exactly as
- * drizzle-kit records them, and refuses a database migrated by a newer version of the code.
- */
-export async function migrate(
-  driver: StorageDriver,
-  migrationsFolder = DEFAULT_MIGRATIONS_FOLDER,
-): Promise<MigrationReport> {
-  const migrations = readMigrationFiles({ migrationsFolder })
-  await driver.execute({
-    sql: `CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`,
-  })
+async function pendingMigrations(driver: StorageDriver, migrations: Migration[]): Promise<Migration[]> {
   const { rows } = await driver.execute<{ hash: string; created_at: number | string }>({
     sql: `SELECT hash, created_at FROM "${MIGRATIONS_TABLE}" ORDER BY created_at DESC`,
   })
@@ -38,8 +25,24 @@ export async function migrate(
     )
   }
   const lastApplied = last ? Number(last.created_at) : -1
-  const pending = migrations.filter((m) => m.folderMillis > lastApplied)
-  if (pending.length === 0) return { applied: [] }
+  return migrations.filter((m) => m.folderMillis > lastApplied)
+}
+
+/**
+ * Applies the pending migrations of `migrationsFolder` in one write transaction, exactly as
+ * drizzle-kit records them, and refuses a database migrated by a newer version of the code.
+ * Returns how many were applied.
+ */
+export async function migrate(
+  driver: StorageDriver,
+  migrationsFolder = DEFAULT_MIGRATIONS_FOLDER,
+): Promise<number> {
+  const migrations = readMigrationFiles({ migrationsFolder })
+  await driver.execute({
+    sql: `CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`,
+  })
+  const pending = await pendingMigrations(driver, migrations)
+  if (pending.length === 0) return 0
   try {
     await driver.batch(
       pending.flatMap((m) => [
@@ -51,11 +54,13 @@ export async function migrate(
       ]),
     )
   } catch (error) {
+    // Another connection may have applied the same migrations between our read and our write lock.
+    if ((await pendingMigrations(driver, migrations)).length === 0) return 0
     throw new EngramError(
       'MIGRATION_FAILED',
       `Migrating the database failed and was rolled back: ${(error as Error).message}`,
       { cause: error },
     )
   }
-  return { applied: pending.map((m) => m.hash) }
+  return pending.length
 }

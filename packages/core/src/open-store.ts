@@ -61,6 +61,14 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
       `The ${driver.name} driver loses an in-memory database between transactions. Use a temporary file, or driver: 'better-sqlite3' for ':memory:'.`,
     )
   }
+  return openStoreWithDriver(driver, options)
+}
+
+/** Opens a store on a driver you built yourself (any `StorageDriver`); it is closed if opening fails. */
+export async function openStoreWithDriver(
+  driver: StorageDriver,
+  options: Omit<StoreOptions, keyof ConnectionOptions> = {},
+): Promise<Store> {
   try {
     await applyPragmas(driver, options)
     await assertFts5(driver)

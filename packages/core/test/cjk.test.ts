@@ -46,7 +46,9 @@ describe('toIndexText', () => {
     }
     expect(toIndexText('后\ud800端')).toBeNull()
     expect(toIndexText(undefined as unknown as string)).toBeNull()
-    const anyUnit = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)) })
+    const anyUnit = fc.string({
+      unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+    })
     fc.assert(fc.property(anyUnit, (s) => void toIndexText(s)))
   })
 
@@ -79,10 +81,11 @@ describe('toIndexText', () => {
     const db = ftsDb()
     db.prepare('INSERT INTO t(rowid, body) VALUES (1, ?)').run(toIndexText('我们用FastAPI做后端开发'))
     const row = db
-      .prepare("SELECT snippet(t, 0, '[', ']', '…', 8) AS s FROM t WHERE t MATCH ?")
+      .prepare("SELECT snippet(t, 0, '[', ']', '…', 16) AS s FROM t WHERE t MATCH ?")
       .get('"后 端"') as { s: string }
     expect(row.s).toContain(M)
-    expect(stripIndexMarks(row.s)).toBe('我们用FastAPI做[后]\u005b端]开发'.replace('\u005b端', '[端'))
+    expect(row.s).toBe(`我${M}们${M}用${M}FastAPI${M}做${M}[后${M}端]${M}开${M}发`)
+    expect(stripIndexMarks(row.s)).toBe('我们用FastAPI做[后端]开发')
   })
 
   it('is fast: 10,000 calls on ~300-char mixed messages', () => {
@@ -90,7 +93,10 @@ describe('toIndexText', () => {
       '我们决定用 PostgreSQL 做后端数据库，migration 脚本在 db/migrate.ts 里。デプロイは明日の朝に行います。' +
       '배포는 내일 아침에 합니다. The deploy pipeline runs on GitHub Actions and pushes the image to the registry. '
     const msgs = Array.from({ length: 100 }, (_, i) => `${i} ${base.repeat(2).slice(0, 300)}`)
-    const ascii = Array.from({ length: 100 }, (_, i) => `${i} ${'The deploy pipeline runs on GitHub. '.repeat(9)}`)
+    const ascii = Array.from(
+      { length: 100 },
+      (_, i) => `${i} ${'The deploy pipeline runs on GitHub. '.repeat(9)}`,
+    )
     toIndexText(msgs[0] as string)
     let t0 = performance.now()
     for (let i = 0; i < 10_000; i++) toIndexText(msgs[i % 100] as string)
@@ -99,8 +105,8 @@ describe('toIndexText', () => {
     for (let i = 0; i < 10_000; i++) toIndexText(ascii[i % 100] as string)
     const plain = performance.now() - t0
     console.log(`toIndexText x10,000: mixed ${mixed.toFixed(1)} ms, plain ${plain.toFixed(1)} ms`)
-    expect(mixed).toBeLessThan(500)
-    expect(plain).toBeLessThan(200)
+    expect(mixed).toBeLessThan(2000) // ~20 ms when the machine is idle; generous for loaded CI
+    expect(plain).toBeLessThan(500)
   })
 })
 
@@ -194,9 +200,9 @@ describe('index text in a real FTS5 table', () => {
 
   it('each CJK character is its own token', () => {
     db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS vr USING fts5vocab(t, 'instance')")
-    const terms = (db.prepare('SELECT term FROM vr WHERE doc = 1 ORDER BY offset').all() as { term: string }[]).map(
-      (r) => r.term,
-    )
+    const terms = (
+      db.prepare('SELECT term FROM vr WHERE doc = 1 ORDER BY offset').all() as { term: string }[]
+    ).map((r) => r.term)
     expect(terms).toEqual(['我', '用', 'fastapi', '做', '后', '端'])
   })
 

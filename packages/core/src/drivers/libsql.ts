@@ -28,6 +28,8 @@ export function libsqlDriver(options: LibsqlDriverOptions): StorageDriver {
     authToken: options.authToken,
     syncUrl: options.syncUrl,
     syncInterval: options.syncIntervalSeconds,
+    // One connection: the pragmas the store applies at open would not reach connections a pool adds later.
+    concurrency: 1,
   })
   const remote = !options.url.startsWith('file:') && options.url !== ':memory:'
 

@@ -11,7 +11,7 @@
  * - Stop-words (stopwords.ts) are dropped unless the query has nothing else. Bare upper-case `AND`, `OR`,
  *   `NOT` are not operators here (boolean syntax is not supported): they count as stop-words.
  * - Long CJK runs also yield helper terms: the parts between stop-words (我们上次决定用什么数据库 → 决定用,
- *   数据库) and, for Han runs of 4+ characters, their bigrams; a Hangul word also yields its stem without
+ *   数据库; parts of one character only when it is a kanji/hanzi: 猫の名前 → 猫, 名前) and, for Han runs of 4+ characters, their bigrams; a Hangul word also yields its stem without
  *   particle / ending (데이터베이스를 → 데이터베이스). The verbatim run stays a term, so an exact match
  *   still ranks first.
  * - Bounded: input capped at 2,048 UTF-16 units, at most 32 terms of at most 256 units each; everything is
@@ -144,7 +144,9 @@ function addCjkRun(terms: Terms, chars: string[], primary: boolean): void {
   terms.add(text, 'cjk', primary, parts.length === 0, true)
   const split = !(parts.length === 1 && parts[0]?.length === chars.length)
   for (const part of parts) {
-    if (split && part.length >= 2) terms.add(part.join(''), 'cjk', false, false, true)
+    // a single kanji between particles is usually a word (猫の名前 → 猫, 名前); a single kana is noise
+    if (split && (part.length >= 2 || HAN.test(part[0] as string)))
+      terms.add(part.join(''), 'cjk', false, false, true)
     if (part.length >= 4 && HAN.test(part.join(''))) {
       for (let i = 0; i + 1 < part.length; i++)
         terms.add(`${part[i]}${part[i + 1]}`, 'cjk', false, false, true)

@@ -16,7 +16,7 @@ import type {
   UsageReport,
 } from '../types.ts'
 import type { StoreContext } from './context.ts'
-import { addEpisode, type PruneEpisodesOptions, pruneEpisodes } from './episodes.ts'
+import { addEpisode, getEpisodes, type PruneEpisodesOptions, pruneEpisodes } from './episodes.ts'
 import {
   checkIntegrity,
   type IntegrityReport,
@@ -286,6 +286,11 @@ export class Store {
 
   addEpisode(input: NewEpisode): Promise<Episode> {
     return addEpisode(this.ctx, input)
+  }
+
+  /** The session's episodes, oldest first. */
+  getEpisodes(sessionId: string): Promise<Episode[]> {
+    return getEpisodes(this.ctx, sessionId)
   }
 
   pruneEpisodes(options: PruneEpisodesOptions): Promise<number> {

@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type DriverName, openStore, type Store } from '../../src/index.ts'
+import { tempDbPath, tempDir } from '../helpers.ts'
+
+/** store.search on a real database, run once per driver. */
+export function searchConformanceSuite(driver: DriverName): void {
+  const dir = tempDir(`engram-search-${driver}-`)
+  let store: Store
+  const ids = { alice: '', bob: '', cron: '' }
+
+  beforeAll(async () => {
+    store = await openStore({ url: tempDbPath(dir), driver })
+    const alice = await store.createSession({ source: 'cli', userId: 'alice' })
+    const bob = await store.createSession({ source: 'telegram', userId: 'bob' })
+    const cron = await store.createSession({ source: 'cron', userId: 'alice' })
+    ids.alice = alice.id
+    ids.bob = bob.id
+    ids.cron = cron.id
+    await store.appendMessages(alice.id, [
+      { role: 'user', content: 'What did we decide about the database migration?', timestamp: 1000 },
+      {
+        role: 'assistant',
+        content: 'We decided to run the database migration with drizzle-kit on Friday.',
+        timestamp: 2000,
+      },
+      { role: 'user', content: '我们用 FastAPI 做后端，Agent通信 已经 100%完成', timestamp: 3000 },
+      { role: 'assistant', content: 'デプロイは明日です。カタカナのテスト', timestamp: 4000 },
+      { role: 'user', content: '데이터베이스를 백업했습니다', timestamp: 5000 },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'chat-send', arguments: '{"file":"my-app.config.ts"}' },
+          },
+        ],
+        timestamp: 6000,
+      },
+      { role: 'tool', tool_call_id: 'c1', name: 'chat-send', content: 'sent', timestamp: 7000 },
+    ])
+    await store.appendMessages(bob.id, [
+      { role: 'user', content: 'bob private: the database password rotation plan', timestamp: 1500 },
+      { role: 'user', content: '鲍勃的后端秘密', timestamp: 2500 },
+    ])
+    await store.appendMessage(cron.id, {
+      role: 'assistant',
+      content: 'nightly database vacuum finished',
+      timestamp: 8000,
+    })
+  })
+  afterAll(() => store.close())
+
+  it('finds Chinese, Japanese and Korean by 1-, 2- and 3+-character queries', async () => {
+    for (const query of [
+      '后端',
+      '后',
+      '做后端',
+      'Agent通信',
+      '100%完成',
+      'FastAPI 做后端',
+      'デプロイ',
+      'カタカナ',
+      '明日',
+      '데이터',
+      '백업',
+    ]) {
+      const hits = await store.search(query, { userId: 'alice' })
+      expect(hits.length, query).toBeGreaterThan(0)
+      expect(hits[0]?.snippet, query).toContain('«')
+    }
+  })
+
+  it('never returns another user’s messages to a user-scoped search (security)', async () => {
+    for (const query of ['database', 'password', '后端', 'bob', 'private rotation plan', '秘密']) {
+      const hits = await store.search(query, { userId: 'alice', limit: 50 })
+      expect(
+        hits.every((h) => h.sessionId !== ids.bob),
+        query,
+      ).toBe(true)
+    }
+    expect(await store.search('password', { userId: 'alice' })).toEqual([])
+    expect((await store.search('password', { userId: 'bob' })).map((h) => h.sessionId)).toEqual([ids.bob])
+    expect(await store.search('password', { userId: 'nobody' })).toEqual([])
+  })
+
+  it('ranks messages matching more of a natural-language question first', async () => {
+    const hits = await store.search('what did we decide about the database migration?', { userId: 'alice' })
+    expect(hits.length).toBeGreaterThanOrEqual(3)
+    const top = hits.slice(0, 2).map((h) => h.snippet)
+    expect(top.every((s) => /migration/.test(s))).toBe(true)
+    expect(hits.some((h) => /vacuum/.test(h.snippet))).toBe(true)
+  })
+
+  it('matches identifiers, tool names and tool-call arguments', async () => {
+    expect((await store.search('my-app.config.ts')).length).toBe(1)
+    expect((await store.search('chat-send')).map((h) => h.role)).toEqual(['assistant'])
+    expect((await store.search('decid*')).length).toBe(2)
+  })
+
+  it('stems English words', async () => {
+    expect((await store.search('deciding')).length).toBe(2)
+  })
+
+  it('applies filters in SQL so limit counts filtered hits', async () => {
+    const bySource = await store.search('database', { source: 'cron' })
+    expect(bySource.map((h) => h.sessionId)).toEqual([ids.cron])
+    const excluded = await store.search('database', { excludeSources: ['cron', 'telegram'] })
+    expect(excluded.length).toBe(2)
+    expect(excluded.every((h) => h.sessionId === ids.alice)).toBe(true)
+    expect((await store.search('database', { role: 'user' })).every((h) => h.role === 'user')).toBe(true)
+    expect((await store.search('database', { sessionId: ids.bob })).length).toBe(1)
+    const window = await store.search('database', { since: 1500, until: 2500 })
+    expect(window.map((h) => h.timestamp).sort()).toEqual([1500, 2000])
+    const limited = await store.search('database', { userId: 'alice', limit: 1 })
+    expect(limited.length).toBe(1)
+    const paged = await store.search('database', { userId: 'alice', limit: 1, offset: 1 })
+    expect(paged[0]?.messageId).not.toBe(limited[0]?.messageId)
+  })
+
+  it('sorts by time when asked', async () => {
+    const newest = await store.search('database', { sort: 'newest' })
+    expect(newest.map((h) => h.timestamp)).toEqual([...newest.map((h) => h.timestamp)].sort((a, b) => b - a))
+    const oldest = await store.search('database', { sort: 'oldest' })
+    expect(oldest.map((h) => h.timestamp)).toEqual([...oldest.map((h) => h.timestamp)].sort((a, b) => a - b))
+  })
+
+  it('turns any text into a valid query', async () => {
+    for (const query of [
+      'C++',
+      '"unterminated',
+      '(problem',
+      'hello AND',
+      '***',
+      '{test}',
+      'OR hello',
+      'a AND OR b',
+      'col:term',
+      '"'.repeat(100_000),
+    ]) {
+      expect(Array.isArray(await store.search(query)), query.slice(0, 20)).toBe(true)
+    }
+    expect(await store.search('')).toEqual([])
+    expect(await store.search('   \n\t')).toEqual([])
+  })
+
+  describe('episodes', () => {
+    it('returns summaries first and counts their hits', async () => {
+      const episode = await store.addEpisode({
+        sessionId: ids.alice,
+        summary: 'Summary: the database migration runs on Friday; 后端 uses FastAPI.',
+        importance: 8,
+        tokenCount: 20,
+        firstMessageId: 1,
+        lastMessageId: 2,
+      })
+      expect(episode).toMatchObject({ hitCount: 0, lastHitAt: null, importance: 8 })
+      const hits = await store.search('database migration', { userId: 'alice' })
+      expect(hits[0]).toMatchObject({ kind: 'episode', episodeId: episode.id, sessionId: ids.alice })
+      expect(hits.slice(1).every((h) => h.kind === 'message')).toBe(true)
+      expect((await store.search('后端', { userId: 'alice' }))[0]?.kind).toBe('episode')
+      expect((await store.search('database', { userId: 'bob' })).some((h) => h.kind === 'episode')).toBe(
+        false,
+      )
+      expect((await store.search('database', { includeEpisodes: false }))[0]?.kind).toBe('message')
+      const [after] = await store.getEpisodes(ids.alice)
+      expect(after?.hitCount).toBe(2)
+      expect(after?.lastHitAt).toEqual(expect.any(Number))
+    })
+
+    it('evicts low-importance, long-unused episodes first', async () => {
+      const s = await store.createSession({ source: 'cli', userId: 'carol' })
+      const low = await store.addEpisode({
+        sessionId: s.id,
+        summary: 'low importance note',
+        importance: 1,
+        tokenCount: 100,
+      })
+      const midUnused = await store.addEpisode({
+        sessionId: s.id,
+        summary: 'mid unused',
+        importance: 5,
+        tokenCount: 100,
+      })
+      const midUsed = await store.addEpisode({
+        sessionId: s.id,
+        summary: 'mid used',
+        importance: 5,
+        tokenCount: 100,
+      })
+      const high = await store.addEpisode({
+        sessionId: s.id,
+        summary: 'high importance note',
+        importance: 9,
+        tokenCount: 100,
+      })
+      await new Promise((r) => setTimeout(r, 5))
+      await store.search('used', { userId: 'carol' })
+      const total = (await store.getEpisodes(ids.alice)).length + 4
+      expect(await store.pruneEpisodes({ maxCount: total - 1 })).toBe(1)
+      let left = (await store.getEpisodes(s.id)).map((e) => e.id)
+      expect(left).toEqual([midUnused.id, midUsed.id, high.id])
+      expect(low.id).toBeGreaterThan(0)
+      await store.pruneEpisodes({ maxTokens: 20 + 200 })
+      left = (await store.getEpisodes(s.id)).map((e) => e.id)
+      expect(left).toEqual([midUsed.id, high.id])
+    })
+  })
+}

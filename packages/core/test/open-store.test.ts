@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest'
+import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
+import { EngramError, openStore, openStoreWithDriver, type StorageDriver } from '../src/index.ts'
+import { tempDbPath, tempDir } from './helpers.ts'
+
+const dir = tempDir()
+
+/** A real better-sqlite3 connection that answers like an SQLite build compiled without FTS5. */
+function withoutFts5(inner: StorageDriver): StorageDriver {
+  const refuse = (sql: string) => {
+    if (/\bfts5\b/i.test(sql))
+      throw Object.assign(new Error('no such module: fts5'), { code: 'SQLITE_ERROR' })
+  }
+  return {
+    ...inner,
+    execute: async (statement) => {
+      refuse(statement.sql)
+      return inner.execute(statement)
+    },
+    batch: async (statements) => {
+      for (const s of statements) refuse(s.sql)
+      return inner.batch(statements)
+    },
+  }
+}
+
+describe('openStore', () => {
+  it('says clearly when SQLite has no FTS5, and creates nothing', async () => {
+    const path = tempDbPath(dir)
+    const error = await openStoreWithDriver(withoutFts5(betterSqlite3Driver({ path }))).catch((e) => e)
+    expect(error).toBeInstanceOf(EngramError)
+    expect(error.code).toBe('FTS5_MISSING')
+    expect(error.message).toMatch(/no FTS5 module/)
+    const store = await openStore({ url: path })
+    expect(await store.listSessions()).toEqual([])
+    await store.close()
+  })
+
+  it("refuses libSQL's :memory: database, which loses data between transactions", async () => {
+    const error = await openStore({ url: ':memory:', driver: 'libsql' }).catch((e) => e)
+    expect(error.code).toBe('UNSUPPORTED')
+    expect(error.message).toMatch(/temporary file/)
+  })
+
+  it("keeps better-sqlite3's :memory: database for the life of the store", async () => {
+    const store = await openStore({ url: ':memory:' })
+    const s = await store.createSession({ source: 'cli' })
+    await store.appendMessage(s.id, { role: 'user', content: 'ephemeral' })
+    expect((await store.search('ephemeral')).length).toBe(1)
+    await store.close()
+  })
+
+  it('refuses a remote url on the better-sqlite3 driver and a replica without libSQL', async () => {
+    const remote = await openStore({ url: 'libsql://db.example.turso.io', driver: 'better-sqlite3' }).catch(
+      (e) => e,
+    )
+    expect(remote.code).toBe('INVALID_ARGUMENT')
+    const replica = await openStore({
+      url: tempDbPath(dir),
+      driver: 'better-sqlite3',
+      syncUrl: 'libsql://x',
+    }).catch((e) => e)
+    expect(replica.code).toBe('INVALID_ARGUMENT')
+  })
+
+  it('rejects an invalid busy timeout before touching the file', async () => {
+    const error = await openStore({ url: tempDbPath(dir), busyTimeout: -5 }).catch((e) => e)
+    expect(error.code).toBe('INVALID_ARGUMENT')
+  })
+})

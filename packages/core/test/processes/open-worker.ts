@@ -1,0 +1,37 @@
+/**
+ * Opens (and so migrates) a store once the go file exists, then appends one message and prints a JSON
+ * report: `{ "ok": true }` or `{ "ok": false, "code": ..., "message": ... }`.
+ *
+ *   tsx open-worker.ts <db path> <go file> [driver]
+ */
+import { existsSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { type DriverName, openStore } from '../../src/index.ts'
+
+const [path, goFile, driverArg] = process.argv.slice(2)
+if (!path || !goFile) {
+  console.error('usage: open-worker.ts <db path> <go file> [driver]')
+  process.exit(2)
+}
+console.log('READY')
+const deadline = Date.now() + 60_000
+while (!existsSync(goFile)) {
+  if (Date.now() > deadline) {
+    console.error(`The go file ${goFile} never appeared.`)
+    process.exit(3)
+  }
+  await sleep(1)
+}
+try {
+  const store = await openStore({
+    url: path,
+    driver: (driverArg as DriverName | undefined) ?? 'better-sqlite3',
+  })
+  const session = await store.createSession({ source: 'open-worker' })
+  await store.appendMessage(session.id, { role: 'user', content: `opened by ${process.pid}` })
+  await store.close()
+  console.log(JSON.stringify({ ok: true }))
+} catch (error) {
+  const e = error as { code?: string; message?: string }
+  console.log(JSON.stringify({ ok: false, code: e.code, message: e.message ?? String(error) }))
+}
