@@ -104,7 +104,7 @@ function idRange(messages: readonly CompressibleMessage[]): { first: number; las
 /**
  * Compresses a conversation: prunes old tool output, keeps the head and a token-budgeted tail, replaces the
  * middle with a (new or updated) summary, and repairs tool pairs. Pure apart from the summariser call: the
- * input is never mutated, and kept messages are returned as the same objects.
+ * input is never mutated, and messages kept unchanged are returned as the same objects.
  *
  * Always compresses when asked; use {@link shouldCompress} or {@link ContextCompressor} to decide when.
  */
@@ -125,9 +125,6 @@ export async function compress(
     headProtectMessages: config.headProtectMessages,
     tailBudgetTokens,
   })
-  const firstCompression = bounds.previousSummaryIndex < 0
-  const pruned = pruneToolOutputs(messages, bounds.pruneEnd, config.toolOutputCharLimit)
-
   const middle = messages.slice(bounds.headEnd, bounds.tailStart)
   const turns = middle.filter((m) => !isSummaryMessage(m))
   const report: CompressionReport = {
@@ -142,13 +139,14 @@ export async function compress(
     usedFallback: false,
     reason: null,
     summarizedIdRange: null,
-    firstCompression,
-    prune: pruned.stats,
+    firstCompression: bounds.previousSummaryIndex < 0,
+    prune: { prunedToolOutputs: 0, deduplicatedToolOutputs: 0, shortenedToolArguments: 0 },
     repair: { droppedToolResults: 0, stubbedToolCalls: 0 },
   }
   const unchanged = (): CompressionResult => ({ messages: [...messages], summary: null, report })
 
-  let kept = pruned.messages
+  let assembled: readonly CompressibleMessage[] = messages
+  let pruneEnd = bounds.pruneEnd
   let summary: string | null = null
   if (bounds.summaryRole && turns.length > 0) {
     const previous = middle.find(isSummaryMessage)
@@ -165,11 +163,9 @@ export async function compress(
       return unchanged()
     }
     summary = outcome.text
-    kept = [
-      ...kept.slice(0, bounds.headEnd),
-      summaryMessage(summary, bounds.summaryRole),
-      ...kept.slice(bounds.tailStart),
-    ]
+    const head = messages.slice(0, bounds.headEnd)
+    assembled = [...head, summaryMessage(summary, bounds.summaryRole), ...messages.slice(bounds.tailStart)]
+    pruneEnd += head.length + 1 - bounds.tailStart
     Object.assign(report, {
       messagesSummarized: middle.length,
       summaryTokens: counter.countText(summary),
@@ -179,6 +175,10 @@ export async function compress(
     })
   }
 
+  // Pruned after the cut, so a duplicate note never points at a result that was summarised away.
+  const pruned = pruneToolOutputs(assembled, pruneEnd, config.toolOutputCharLimit)
+  report.prune = pruned.stats
+  const kept = pruned.messages
   const repaired = config.repairToolPairs
     ? repairToolPairs(kept)
     : { messages: kept, stats: { droppedToolResults: 0, stubbedToolCalls: 0 } }

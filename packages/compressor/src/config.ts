@@ -1,3 +1,4 @@
+import { EngramError } from '@engram/core'
 /** Settings of the compression pipeline; camelCase forms of the articles' `[context_compressor]` keys. */
 export interface CompressorConfig {
   /** Compress when the prompt reaches this share of the usable window. */
@@ -29,11 +30,6 @@ export const DEFAULT_COMPRESSOR_CONFIG: Readonly<CompressorConfig> = Object.free
   compressModel: null,
 })
 
-/** Thrown when a configuration value has the wrong type or range; the message names the offending key. */
-export class CompressorConfigError extends Error {
-  override name = 'CompressorConfigError'
-}
-
 type Check = (value: unknown) => string | null
 
 const ratio: Check = (v) =>
@@ -60,7 +56,7 @@ const FIELDS: Record<keyof CompressorConfig, { toml: string; check: Check }> = {
 const FIELD_NAMES = Object.keys(FIELDS) as (keyof CompressorConfig)[]
 
 function fail(key: string, problem: string, value: unknown): never {
-  throw new CompressorConfigError(`${key} ${problem} (got ${JSON.stringify(value) ?? String(value)})`)
+  throw new EngramError('INVALID_CONFIG', `${key} ${problem} (got ${JSON.stringify(value) ?? String(value)})`)
 }
 
 /** Fills in defaults and validates; errors name the camelCase key. */
@@ -79,7 +75,7 @@ export function resolveConfig(overrides: Partial<CompressorConfig> = {}): Compre
 /**
  * Maps the TOML `[context_compressor]` table (snake_case keys, as the articles print them) to a full config.
  * Missing keys take the defaults; a wrong type or an unknown key (usually a typo) throws
- * {@link CompressorConfigError} naming `context_compressor.<key>`.
+ * an EngramError (code INVALID_CONFIG) naming `context_compressor.<key>`.
  */
 export function configFromToml(table: Record<string, unknown>): CompressorConfig {
   const byToml = new Map(FIELD_NAMES.map((field) => [FIELDS[field].toml, field]))
@@ -88,7 +84,10 @@ export function configFromToml(table: Record<string, unknown>): CompressorConfig
     const field = byToml.get(key)
     if (!field) {
       const known = [...byToml.keys()].join(', ')
-      throw new CompressorConfigError(`context_compressor.${key} is not a known key (known: ${known})`)
+      throw new EngramError(
+        'INVALID_CONFIG',
+        `context_compressor.${key} is not a known key (known: ${known})`,
+      )
     }
     const problem = FIELDS[field].check(value)
     if (problem) fail(`context_compressor.${key}`, problem, value)

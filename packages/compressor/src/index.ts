@@ -8,7 +8,6 @@ export {
 } from './compress.ts'
 export {
   type CompressorConfig,
-  CompressorConfigError,
   configFromToml,
   DEFAULT_COMPRESSOR_CONFIG,
   resolveConfig,

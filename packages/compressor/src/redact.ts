@@ -17,6 +17,9 @@ const SECRET_PATTERNS: readonly RegExp[] = [
   new RegExp(`${START}eyJ[A-Za-z0-9_-]{4,}\\.[A-Za-z0-9_-]{4,}\\.[A-Za-z0-9_-]{4,}`, 'g'),
 ]
 
+/** `scheme://user:password@host`: the password goes, user and host stay. */
+const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi
+
 /**
  * `Authorization: Bearer <token>`: the scheme word stays, the credential goes. A digit is required so prose
  * such as "basic introduction" is left alone.
@@ -28,7 +31,7 @@ const BEARER = /\b(Bearer|Basic)(\s+)(?=[A-Za-z._~+/=-]*\d)[A-Za-z0-9._~+/=-]{12
  * then a value (quoted or bare). The key and punctuation stay so the text still reads.
  */
 const ASSIGNMENT =
-  /\b([A-Za-z0-9_.-]*?(?:api[_-]?key|apikey|secret|token|password|passwd|pwd|credentials?|auth))(["']?\s*[:=]\s*)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"',;&{}[\]]+))/gi
+  /\b([A-Za-z0-9_.-]*?(?:api[_-]?key|apikey|secret|token|password|passwd|pwd|credentials?|auth))(["']?\s*[:=]\s*)(?:"([^"\n]*)"|'([^'\n]*)'|(["']?)([^\s"',;&{}[\]]+))/gi
 
 function redactAssignment(
   match: string,
@@ -36,23 +39,22 @@ function redactAssignment(
   separator: string,
   doubleQuoted?: string,
   singleQuoted?: string,
-  bare?: string,
+  unclosedQuote?: string,
 ): string {
-  const value = doubleQuoted ?? singleQuoted ?? bare ?? ''
-  if (value === '' || value === REDACTED) return match
-  if (doubleQuoted !== undefined) return `${key}${separator}"${REDACTED}"`
-  if (singleQuoted !== undefined) return `${key}${separator}'${REDACTED}'`
-  return `${key}${separator}${REDACTED}`
+  if (doubleQuoted !== undefined) return doubleQuoted ? `${key}${separator}"${REDACTED}"` : match
+  if (singleQuoted !== undefined) return singleQuoted ? `${key}${separator}'${REDACTED}'` : match
+  return `${key}${separator}${unclosedQuote ?? ''}${REDACTED}`
 }
 
 /**
  * Replaces API keys (OpenAI `sk-…`, Anthropic `sk-ant-…`, AWS `AKIA…`, GitHub `ghp_…`, Slack, Google), bearer
- * credentials, JWTs, private key blocks and `key = value` assignments of passwords, tokens and secrets with
+ * credentials, passwords in URLs, JWTs, private key blocks and `key = value` assignments of passwords, tokens and secrets with
  * {@link REDACTED}. Pure and idempotent; safe to run on any text that leaves the process.
  */
 export function redactSecrets(text: string): string {
   let result = text
   for (const pattern of SECRET_PATTERNS) result = result.replace(pattern, REDACTED)
+  result = result.replace(URL_PASSWORD, `$1${REDACTED}@`)
   result = result.replace(BEARER, (_match, scheme: string, space: string) => `${scheme}${space}${REDACTED}`)
   return result.replace(ASSIGNMENT, redactAssignment)
 }

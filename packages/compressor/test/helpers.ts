@@ -11,8 +11,16 @@ export function call(id: string, name: string, args: Record<string, unknown> | s
   return { id, type: 'function', function: { name, arguments: text } }
 }
 
-export const callsTo = (...calls: ToolCall[]): ChatMessage => ({ role: 'assistant', content: null, tool_calls: calls })
-export const result = (id: string, content: string): ChatMessage => ({ role: 'tool', tool_call_id: id, content })
+export const callsTo = (...calls: ToolCall[]): ChatMessage => ({
+  role: 'assistant',
+  content: null,
+  tool_calls: calls,
+})
+export const result = (id: string, content: string): ChatMessage => ({
+  role: 'tool',
+  tool_call_id: id,
+  content,
+})
 
 /** Gives messages consecutive store ids starting at `first`. */
 export function withIds(messages: ChatMessage[], first = 1): CompressibleMessage[] {
@@ -20,7 +28,9 @@ export function withIds(messages: ChatMessage[], first = 1): CompressibleMessage
 }
 
 /** A summariser that answers from a script and records every request. */
-export function scriptedSummarizer(...answers: (string | Error)[]): Summarizer & { requests: SummaryRequest[] } {
+export function scriptedSummarizer(
+  ...answers: (string | Error)[]
+): Summarizer & { requests: SummaryRequest[] } {
   const requests: SummaryRequest[] = []
   return {
     requests,
@@ -43,7 +53,9 @@ export function codingConversation(rounds: number, outputChars = 2_000): ChatMes
   for (let r = 0; r < rounds; r++) {
     messages.push(user(`Step ${r}: please look at src/module${r}.ts and fix the bug.`))
     messages.push(callsTo(call(`c${r}`, 'read_file', { path: `src/module${r}.ts` })))
-    messages.push(result(`c${r}`, `// module ${r}\n${'const value = compute(input)\n'.repeat(outputChars / 30)}`))
+    messages.push(
+      result(`c${r}`, `// module ${r}\n${'const value = compute(input)\n'.repeat(outputChars / 30)}`),
+    )
     messages.push(assistant(`Fixed the bug in src/module${r}.ts by guarding against undefined input.`))
   }
   return messages

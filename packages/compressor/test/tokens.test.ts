@@ -15,7 +15,9 @@ describe('bpeTokenCounter', () => {
   it('counts role framing, tool call names and arguments', () => {
     const bare = bpeTokenCounter.countMessage({ role: 'assistant', content: null })
     const withCall = bpeTokenCounter.countMessage(callsTo(call('1', 'read_file', { path: 'src/index.ts' })))
-    const longArgs = bpeTokenCounter.countMessage(callsTo(call('1', 'write_file', { content: 'x y '.repeat(500) })))
+    const longArgs = bpeTokenCounter.countMessage(
+      callsTo(call('1', 'write_file', { content: 'x y '.repeat(500) })),
+    )
     expect(bare).toBeGreaterThan(0)
     expect(withCall).toBeGreaterThan(bare + 8)
     expect(longArgs).toBeGreaterThan(1_000)
@@ -42,7 +44,8 @@ describe('bpeTokenCounter', () => {
 
 describe('estimateTokenCounter', () => {
   it('is close to the BPE on English and counts CJK per character', () => {
-    const text = 'The compressor keeps the head and the tail of a conversation and summarises the middle. '.repeat(20)
+    const text =
+      'The compressor keeps the head and the tail of a conversation and summarises the middle. '.repeat(20)
     const ratio = estimateTokenCounter.countText(text) / bpeTokenCounter.countText(text)
     expect(ratio).toBeGreaterThan(0.8)
     expect(ratio).toBeLessThan(1.6)

@@ -1,5 +1,6 @@
 export type EngramErrorCode =
   | 'INVALID_ARGUMENT'
+  | 'INVALID_CONFIG'
   | 'INVALID_MESSAGE'
   | 'SESSION_NOT_FOUND'
   | 'SESSION_EXISTS'

@@ -6,5 +6,5 @@ export { openStore, openStoreWithDriver, type StoreOptions } from './open-store.
 export type { RetryPolicy } from './store/context.ts'
 export type { PruneEpisodesOptions } from './store/episodes.ts'
 export type { IntegrityReport, PruneSessionsOptions } from './store/maintenance.ts'
-export type { Store } from './store/store.ts'
+export type { ContinuedSession, ContinueSessionInput, Store } from './store/store.ts'
 export * from './types.ts'

@@ -1,3 +1,4 @@
+import type { QueryResult, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { toIndexText } from '../search/cjk.ts'
 import type { Episode, NewEpisode } from '../types.ts'
@@ -36,7 +37,8 @@ function decodeEpisode(row: EpisodeRow): Episode {
   }
 }
 
-export async function addEpisode(ctx: StoreContext, input: NewEpisode): Promise<Episode> {
+/** The INSERT of one episode; it writes nothing when the session does not exist. */
+export function insertEpisode(input: NewEpisode): Statement {
   if (typeof input?.summary !== 'string' || input.summary.trim() === '') {
     throw new EngramError('INVALID_ARGUMENT', 'An episode needs a non-empty summary.')
   }
@@ -47,37 +49,42 @@ export async function addEpisode(ctx: StoreContext, input: NewEpisode): Promise<
       `Episode importance must be an integer from 0 to 10 (got ${importance}).`,
     )
   }
-  const [result] = await ctx.write(
-    [
-      {
-        sql: `INSERT INTO episodes (session_id, summary, content, importance, token_count, created_at, first_message_id,
-            last_message_id, search_text)
-          SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)
-          RETURNING ${EPISODE_COLUMNS}`,
-        params: [
-          input.sessionId,
-          input.summary,
-          input.content ?? null,
-          importance,
-          input.tokenCount ?? 0,
-          Date.now(),
-          input.firstMessageId ?? null,
-          input.lastMessageId ?? null,
-          toIndexText(input.summary),
-          input.sessionId,
-        ],
-      },
+  return {
+    sql: `INSERT INTO episodes (session_id, summary, content, importance, token_count, created_at, first_message_id,
+        last_message_id, search_text)
+      SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)
+      RETURNING ${EPISODE_COLUMNS}`,
+    params: [
+      input.sessionId,
+      input.summary,
+      input.content ?? null,
+      importance,
+      input.tokenCount ?? 0,
+      Date.now(),
+      input.firstMessageId ?? null,
+      input.lastMessageId ?? null,
+      toIndexText(input.summary),
+      input.sessionId,
     ],
-    'Adding an episode',
-  )
+  }
+}
+
+/** The episode a RETURNING insert produced, or null when its session did not exist. */
+export function insertedEpisode(result: QueryResult | undefined): Episode | null {
   const row = result?.rows[0] as EpisodeRow | undefined
-  if (!row) {
+  return row ? decodeEpisode(row) : null
+}
+
+export async function addEpisode(ctx: StoreContext, input: NewEpisode): Promise<Episode> {
+  const [result] = await ctx.write([insertEpisode(input)], 'Adding an episode')
+  const episode = insertedEpisode(result)
+  if (!episode) {
     throw new EngramError(
       'SESSION_NOT_FOUND',
       `No session with id ${JSON.stringify(input.sessionId)} for the episode.`,
     )
   }
-  return decodeEpisode(row)
+  return episode
 }
 
 export async function getEpisodes(ctx: StoreContext, sessionId: string): Promise<Episode[]> {

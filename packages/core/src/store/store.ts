@@ -16,7 +16,14 @@ import type {
   UsageReport,
 } from '../types.ts'
 import type { StoreContext } from './context.ts'
-import { addEpisode, getEpisodes, type PruneEpisodesOptions, pruneEpisodes } from './episodes.ts'
+import {
+  addEpisode,
+  getEpisodes,
+  insertEpisode,
+  insertedEpisode,
+  type PruneEpisodesOptions,
+  pruneEpisodes,
+} from './episodes.ts'
 import {
   checkIntegrity,
   type IntegrityReport,
@@ -27,6 +34,7 @@ import {
 import {
   decodeMessage,
   decodeStoredMessage,
+  type EncodedMessage,
   encodeMessage,
   MESSAGE_COLUMNS,
   type MessageRow,
@@ -48,6 +56,35 @@ const sessionNotFound = (id: string) =>
     'SESSION_NOT_FOUND',
     `No session with id ${JSON.stringify(id)}. Create it with createSession() first.`,
   )
+
+function storedFrom(
+  encoded: EncodedMessage,
+  sessionId: string,
+  result: QueryResult | undefined,
+): StoredMessage {
+  return {
+    ...encoded.message,
+    id: result?.rows[0]?.id as number,
+    sessionId,
+    timestamp: encoded.timestamp,
+    tokenCount: encoded.tokenCount,
+  }
+}
+
+export interface ContinueSessionInput {
+  /** Why the parent ended (`compression` for the compressor). */
+  endReason: string
+  /** The history the child starts with. */
+  messages: readonly MessageInput[]
+  /** A summary to store on the parent, pointing at the message-id range it replaced. */
+  episode?: Omit<NewEpisode, 'sessionId'>
+}
+
+export interface ContinuedSession {
+  session: Session
+  messages: StoredMessage[]
+  episode: Episode | null
+}
 
 function requireText(value: unknown, what: string): string {
   if (typeof value !== 'string' || value === '') {
@@ -206,6 +243,43 @@ export class Store {
     return rows[0].id
   }
 
+  /**
+   * Continues a session in a new child session, in one transaction: ends the parent with `endReason`
+   * (unless it has ended already), creates the child with the parent's source, user, model, title and
+   * system prompt and `parentSessionId` pointing back, writes `messages` into the child and, when given,
+   * stores `episode` on the parent (the summary of the parent's messages the child replaces). All or nothing.
+   */
+  async continueSession(parentId: string, input: ContinueSessionInput): Promise<ContinuedSession> {
+    const reason = requireText(input?.endReason, 'endReason')
+    const childId = randomUUID()
+    const now = Date.now()
+    const encoded = (input.messages ?? []).map((message) => encodeMessage(message, now))
+    const episode = input.episode ? insertEpisode({ ...input.episode, sessionId: parentId }) : null
+    const results = await this.ctx.write(
+      [
+        {
+          sql: 'UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL',
+          params: [now, reason, parentId],
+        },
+        {
+          sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at)
+            SELECT ?, source, user_id, model, title, system_prompt, id, ? FROM sessions WHERE id = ?`,
+          params: [childId, now, parentId],
+        },
+        ...encoded.map((e) => ({ sql: INSERT_MESSAGE, params: [childId, ...e.values, childId] })),
+        ...(episode ? [episode] : []),
+      ],
+      'Continuing a session',
+    )
+    // An unknown parent matches no row in any statement, so nothing was written.
+    if (results[1]?.changes === 0) throw sessionNotFound(parentId)
+    return {
+      session: (await this.getSession(childId)) as Session,
+      messages: encoded.map((e, i) => storedFrom(e, childId, results[i + 2])),
+      episode: episode ? insertedEpisode(results.at(-1)) : null,
+    }
+  }
+
   /** Writes one message in its own committed transaction and returns it with its id. */
   async appendMessage(sessionId: string, input: MessageInput): Promise<StoredMessage> {
     const [stored] = await this.appendMessages(sessionId, [input])
@@ -224,13 +298,7 @@ export class Store {
       'Appending a message',
     )
     if (results[0]?.changes === 0) throw sessionNotFound(sessionId)
-    return encoded.map((e, i) => ({
-      ...e.message,
-      id: results[i]?.rows[0]?.id as number,
-      sessionId,
-      timestamp: e.timestamp,
-      tokenCount: e.tokenCount,
-    }))
+    return encoded.map((e, i) => storedFrom(e, sessionId, results[i]))
   }
 
   /** The session's history in insertion order, in the OpenAI chat shape. */
