@@ -167,6 +167,72 @@ export function storeConformanceSuite(driver: DriverName): void {
       await expectCode(store.getLineage('missing'), 'SESSION_NOT_FOUND')
     })
 
+    it('continues a session in a child atomically: ended parent, copied settings, history, episode', async () => {
+      const parent = await store.createSession({
+        source: 'discord',
+        model: 'm',
+        userId: 'u',
+        title: 't',
+        systemPrompt: 'P',
+      })
+      const [first, last] = await store.appendMessages(parent.id, [
+        { role: 'user', content: 'old turn one' },
+        { role: 'assistant', content: 'old turn two' },
+      ])
+      const { session, messages, episode } = await store.continueSession(parent.id, {
+        endReason: 'compression',
+        messages: [
+          { role: 'user', content: '[summary] earlier turns' },
+          { role: 'assistant', content: 'continuing' },
+        ],
+        episode: {
+          summary: 'earlier turns',
+          firstMessageId: first?.id,
+          lastMessageId: last?.id,
+          importance: 7,
+        },
+      })
+      expect(session).toMatchObject({
+        parentSessionId: parent.id,
+        source: 'discord',
+        model: 'm',
+        userId: 'u',
+        title: 't',
+        systemPrompt: 'P',
+      })
+      expect(messages.map((m) => m.sessionId)).toEqual([session.id, session.id])
+      expect(await store.getMessages(session.id)).toEqual([
+        { role: 'user', content: '[summary] earlier turns' },
+        { role: 'assistant', content: 'continuing' },
+      ])
+      expect(await store.getSession(parent.id)).toMatchObject({ endReason: 'compression', messageCount: 2 })
+      expect(episode).toMatchObject({
+        sessionId: parent.id,
+        firstMessageId: first?.id,
+        lastMessageId: last?.id,
+        importance: 7,
+      })
+      expect(await store.resolveTip(parent.id)).toBe(session.id)
+
+      const untouched = await store.createSession({ source: 'cli' })
+      await expectCode(
+        store.continueSession(untouched.id, {
+          endReason: 'compression',
+          messages: [{ role: 'tool', content: 'no id' }],
+        }),
+        'INVALID_MESSAGE',
+      )
+      await expectCode(
+        store.continueSession('missing', { endReason: 'compression', messages: [] }),
+        'SESSION_NOT_FOUND',
+      )
+      expect(await store.getSession(untouched.id)).toMatchObject({ endedAt: null })
+      expect(await store.resolveTip(untouched.id)).toBe(untouched.id)
+      expect(
+        (await store.listSessions({ limit: 1000 })).filter((s) => s.parentSessionId === 'missing'),
+      ).toEqual([])
+    })
+
     it('deletes a session with everything it owns and detaches its children', async () => {
       const parent = await store.createSession({ source: 'cli' })
       const child = await store.createSession({ source: 'cli', parentSessionId: parent.id })
