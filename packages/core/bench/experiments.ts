@@ -64,6 +64,11 @@ const VARIANTS: Variant[] = [
   { key: 'pgsz=4000', setup: "INSERT INTO messages_fts(messages_fts, rank) VALUES('pgsz', 4000);" },
   { key: 'cache 32MB', setup: 'PRAGMA cache_size = -32000;' },
   { key: 'wal_autocheckpoint=10000', setup: 'PRAGMA wal_autocheckpoint = 10000;' },
+  {
+    key: 'automerge=16 + wal_autocheckpoint=10000',
+    setup:
+      "INSERT INTO messages_fts(messages_fts, rank) VALUES('automerge', 16); PRAGMA wal_autocheckpoint = 10000;",
+  },
   { key: 'detail=column (no phrases!)', setup: `DROP TABLE messages_fts; ${BASE_FTS}, detail='column');` },
   { key: 'tool args not indexed', setup: '', insert: 'namesOnly' },
   {

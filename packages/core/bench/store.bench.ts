@@ -20,6 +20,7 @@ import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { type MessageInput, openStore, type Store } from '../src/index.ts'
 import { toMatchQuery } from '../src/search/query.ts'
 import { decodeMessage, encodeMessage, MESSAGE_COLUMNS, type MessageRow } from '../src/store/message-codec.ts'
+import { hitQuery } from '../src/store/search.ts'
 import { type Dataset, Generator, queryWords } from './data.ts'
 import { bytesByObject, checkpoint, type Db, openRaw, openRawStore } from './raw.ts'
 
@@ -405,19 +406,22 @@ removeDb(w3NoIndex.path)
 const w3Hermes = buildRaw('hermes')
 
 // ---------------------------------------------------------------------------------------------- W3
+// Every variant gets its own connection (own page cache), so no variant runs on pages another one warmed.
 const oursStore = await openStore({ url: w3Path })
+const oursStoreDefault = await openStore({ url: w3Path })
 const oursRaw = openRaw(w3Path)
+const oursRaw2 = openRaw(w3Path)
+const oursRaw3 = openRaw(w3Path)
 const oursObjects = bytesByObject(oursRaw)
 const hermesObjects = bytesByObject(w3Hermes.raw.db)
-const ftsRank = oursRaw.prepare(
-  'SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 20',
-)
+const rankSql = 'SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 20'
+const ftsRank = oursRaw2.prepare(rankSql)
+const ftsRankPlain = oursRaw3.prepare(rankSql)
 // The store's message query (search.ts) run directly: isolates driver + JS work from the SQL itself.
-const oursSql =
-  oursRaw.prepare(`SELECT t.session_id, t.id AS item_id, t.role AS role, t.timestamp AS timestamp,
-    s.source, snippet(messages_fts, 0, '«', '»', '…', 32) AS snippet, -bm25(messages_fts) AS score
-  FROM messages_fts JOIN messages t ON t.id = messages_fts.rowid JOIN sessions s ON s.id = t.session_id
-  WHERE messages_fts MATCH ? ORDER BY score DESC, item_id DESC LIMIT ?`)
+const oursSql = (match: string | null) => {
+  const { sql, params = [] } = hitQuery('message', match ?? '', {}, 20)
+  return oursRaw.prepare(sql).all(...params)
+}
 const contentById = oursRaw.prepare('SELECT content, tool_calls FROM messages WHERE id = ?')
 const hermesFts = w3Hermes.raw.db.prepare(
   'SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 20',
@@ -437,12 +441,12 @@ const W3_VARIANTS: W3Variant[] = [
   {
     key: 'ours-default',
     label: 'ours: store.search, default (episodes too)',
-    run: async (q) => (await oursStore.search(q, { limit: 20 })).length,
+    run: async (q) => (await oursStoreDefault.search(q, { limit: 20 })).length,
   },
   {
     key: 'raw-our-sql',
     label: 'breakdown: raw, the store\u2019s SQL (joins + snippet) with toMatchQuery(q)',
-    run: (q) => oursSql.all(toMatchQuery(q), 20).length,
+    run: (q) => oursSql(toMatchQuery(q)).length,
   },
   {
     key: 'raw-same-match',
@@ -452,7 +456,7 @@ const W3_VARIANTS: W3Variant[] = [
   {
     key: 'floor-plain',
     label: 'floor: raw FTS5 MATCH plain term on our index, ORDER BY rank LIMIT 20',
-    run: (q, zh) => ftsRank.all(plainTerm(q, zh)).length,
+    run: (q, zh) => ftsRankPlain.all(plainTerm(q, zh)).length,
   },
   {
     key: 'hermes',
@@ -505,7 +509,10 @@ const w3Stat = (key: string, zhOnly?: boolean) => {
   return { median: median(perQuery), p95: percentile(perQuery, 95), max: Math.max(...perQuery) }
 }
 await oursStore.close()
+await oursStoreDefault.close()
 oursRaw.close()
+oursRaw2.close()
+oursRaw3.close()
 w3Hermes.raw.close()
 log('W3 done')
 

@@ -11,28 +11,11 @@
 import { writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { DatasetMessage, DatasetQuery, DatasetSession, Lang } from './dataset.ts'
 
-type Lang = 'en' | 'zh' | 'ja' | 'ko'
-interface Msg {
-  key: string
-  role: 'user' | 'assistant'
-  content: string
-}
-interface Session {
-  key: string
-  language: Lang
-  title: string
-  messages: Msg[]
-}
-interface Query {
-  id: string
-  language: Lang
-  kind: 'verbatim' | 'word' | 'identifier' | 'stem' | 'natural'
-  query: string
-  /** CJK: characters of the query; English: words. */
-  length: number
-  relevant: string[]
-}
+type Msg = DatasetMessage
+type Session = DatasetSession
+type Query = DatasetQuery
 
 let seed = 20240607
 const rand = () => {

@@ -14,24 +14,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openStore } from '../src/index.ts'
+import type { Dataset, Lang } from './dataset.ts'
 
-type Lang = 'en' | 'zh' | 'ja' | 'ko'
-interface Dataset {
-  sessions: {
-    key: string
-    language: Lang
-    title: string
-    messages: { key: string; role: 'user' | 'assistant'; content: string }[]
-  }[]
-  queries: {
-    id: string
-    language: Lang
-    kind: 'verbatim' | 'word' | 'identifier' | 'stem' | 'natural'
-    query: string
-    length: number
-    relevant: string[]
-  }[]
-}
 interface QueryResult {
   id: string
   language: Lang

@@ -119,10 +119,9 @@ describe('concurrent writers', () => {
     120_000,
   )
 
-  // Opening runs the pending migrations. migrate() reads __drizzle_migrations outside the transaction that
-  // applies them, so an opener that read the table before another committed re-runs 0000_init and fails
-  // with MIGRATION_FAILED ("table `episodes` already exists"). Two opens in one process hit that window every
-  // time (each await lets the other's read in first); separate processes hit it by chance.
+  // Opening runs the pending migrations, and an opener can read __drizzle_migrations before another one
+  // commits them. Two opens in one process hit that window every time (each await lets the other's read in
+  // first); the loser must then find the migrations applied instead of failing on "table already exists".
   for (const driver of driversUnderTest()) {
     it(`two stores opening the same fresh file at once both succeed (${driver})`, async () => {
       const path = tempDbPath(dir)
@@ -177,9 +176,9 @@ describe('concurrent writers', () => {
   )
 
   // busyTimeout is applied with PRAGMA busy_timeout, which holds for one connection only. @libsql/client 0.18
-  // keeps a pool of up to 20 connections per client and opens more whenever calls overlap; those never get the
-  // pragma (nor synchronous = NORMAL), so they give up on a lock at once and only the store's short retries
-  // are left. Overlapping reads grow the pool; the append then runs on one of the new connections.
+  // keeps a pool of connections per client and opens more whenever calls overlap, unless told to keep one;
+  // a pooled connection without the pragma would give up on a lock at once. Overlapping reads come first so
+  // that such a pool would have grown before the append.
   for (const driver of driversUnderTest()) {
     it(`an append waits busyTimeout for another process's write lock, after overlapping reads (${driver})`, async () => {
       const path = tempDbPath(dir)

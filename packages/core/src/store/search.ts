@@ -1,4 +1,4 @@
-import type { SqlValue } from '../driver.ts'
+import type { SqlValue, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
 import { toMatchQuery } from '../search/query.ts'
@@ -51,13 +51,21 @@ function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
   return filters
 }
 
+// Relevance must be `rank` alone: then FTS5 yields rows best-first and SQLite stops after `LIMIT` rows
+// instead of joining, scoring and snippeting every match (any extra sort key brings that back).
 const ORDER = {
-  relevance: 'score DESC, item_id DESC',
+  relevance: 'rank',
   newest: 'timestamp DESC, item_id DESC',
   oldest: 'timestamp ASC, item_id ASC',
 } as const
 
-function hitQuery(kind: 'message' | 'episode', match: string, options: SearchOptions, take: number) {
+/** The SQL of one half of a search (exported for the benchmark, which runs it on a raw connection). */
+export function hitQuery(
+  kind: 'message' | 'episode',
+  match: string,
+  options: SearchOptions,
+  take: number,
+): Statement {
   const fts = kind === 'message' ? 'messages_fts' : 'episodes_fts'
   const table = kind === 'message' ? 'messages' : 'episodes'
   const time = kind === 'message' ? 't.timestamp' : 't.created_at'
@@ -66,7 +74,7 @@ function hitQuery(kind: 'message' | 'episode', match: string, options: SearchOpt
   const order = ORDER[options.sort ?? 'relevance']
   return {
     sql: `SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role, ${time} AS timestamp,
-        s.source, snippet(${fts}, 0, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet, -bm25(${fts}) AS score
+        s.source, snippet(${fts}, 0, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet, -rank AS score
       FROM ${fts} JOIN ${table} t ON t.id = ${fts}.rowid JOIN sessions s ON s.id = t.session_id
       WHERE ${fts} MATCH ? ${filters.where.map((w) => `AND ${w}`).join(' ')}
       ORDER BY ${order} LIMIT ?`,

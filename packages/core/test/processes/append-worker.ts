@@ -8,9 +8,8 @@
  * appendMessage (one transaction) at a time, to its own session and to the shared one. The last stdout
  * line is a JSON report; an append that throws is counted and the loop goes on.
  */
-import { existsSync } from 'node:fs'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { type DriverName, openStore } from '../../src/index.ts'
+import { waitForGoFile } from './go-file.ts'
 
 export interface WorkerReport {
   child: number
@@ -37,14 +36,7 @@ const store = await openStore({
 })
 console.log('READY')
 
-const deadline = Date.now() + 60_000
-while (!existsSync(goFile)) {
-  if (Date.now() > deadline) {
-    console.error(`The go file ${goFile} never appeared.`)
-    process.exit(3)
-  }
-  await sleep(2)
-}
+await waitForGoFile(goFile)
 
 const report: WorkerReport = {
   child,

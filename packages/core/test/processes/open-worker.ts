@@ -4,9 +4,8 @@
  *
  *   tsx open-worker.ts <db path> <go file> [driver]
  */
-import { existsSync } from 'node:fs'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { type DriverName, openStore } from '../../src/index.ts'
+import { waitForGoFile } from './go-file.ts'
 
 const [path, goFile, driverArg] = process.argv.slice(2)
 if (!path || !goFile) {
@@ -14,14 +13,7 @@ if (!path || !goFile) {
   process.exit(2)
 }
 console.log('READY')
-const deadline = Date.now() + 60_000
-while (!existsSync(goFile)) {
-  if (Date.now() > deadline) {
-    console.error(`The go file ${goFile} never appeared.`)
-    process.exit(3)
-  }
-  await sleep(1)
-}
+await waitForGoFile(goFile)
 try {
   const store = await openStore({
     url: path,
