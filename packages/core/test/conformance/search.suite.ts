@@ -99,8 +99,13 @@ export function searchConformanceSuite(driver: DriverName): void {
     expect((await store.search('decid*')).length).toBe(2)
   })
 
-  it('stems English words', async () => {
+  it('folds case and diacritics and stems English words', async () => {
     expect((await store.search('deciding')).length).toBe(2)
+    const s = await store.createSession({ source: 'cli', userId: 'dora' })
+    await store.appendMessage(s.id, { role: 'user', content: 'Crème brûlée at the Café Zoë, naïve résumé' })
+    for (const query of ['creme brulee', 'CAFÉ', 'cafe', 'zoe', 'NAIVE', 'resume']) {
+      expect((await store.search(query, { userId: 'dora' })).length, query).toBe(1)
+    }
   })
 
   it('applies filters in SQL so limit counts filtered hits', async () => {
