@@ -2,31 +2,15 @@ import { type ConnectionOptions, connect } from './connection.ts'
 import type { StorageDriver } from './driver.ts'
 import { EngramError, toEngramError } from './errors.ts'
 import { migrate } from './migrator.ts'
-import { DEFAULT_RETRY, type RetryPolicy, StoreContext } from './store/context.ts'
+import { StoreContext } from './store/context.ts'
 import { Store } from './store/store.ts'
+import { type ResolvedStoreSettings, resolveStoreSettings, type StoreOptions } from './store-options.ts'
 
-export interface StoreOptions extends ConnectionOptions {
-  /** How long SQLite itself waits for a lock before the store's own retries start (ms, default 1000). */
-  busyTimeout?: number
-  journalMode?: 'WAL' | 'DELETE' | 'TRUNCATE' | 'PERSIST' | 'MEMORY' | 'OFF'
-  synchronous?: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA'
-  retry?: Partial<RetryPolicy>
-  /** Where the drizzle migrations live (default: the repository's `drizzle/` folder). */
-  migrationsFolder?: string
-}
-
-async function applyPragmas(driver: StorageDriver, options: StoreOptions): Promise<void> {
-  const busyTimeout = options.busyTimeout ?? 1000
-  if (!Number.isInteger(busyTimeout) || busyTimeout < 0) {
-    throw new EngramError(
-      'INVALID_ARGUMENT',
-      `busyTimeout must be a whole number of milliseconds (got ${busyTimeout}).`,
-    )
-  }
-  await driver.execute({ sql: `PRAGMA busy_timeout = ${busyTimeout}` })
+async function applyPragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
+  await driver.execute({ sql: `PRAGMA busy_timeout = ${settings.busyTimeout}` })
   if (!driver.capabilities.localFile) return
-  await driver.execute({ sql: `PRAGMA journal_mode = ${options.journalMode ?? 'WAL'}` })
-  await driver.execute({ sql: `PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'}` })
+  await driver.execute({ sql: `PRAGMA journal_mode = ${settings.journalMode}` })
+  await driver.execute({ sql: `PRAGMA synchronous = ${settings.synchronous}` })
 }
 
 async function assertFts5(driver: StorageDriver): Promise<void> {
@@ -48,6 +32,7 @@ async function assertFts5(driver: StorageDriver): Promise<void> {
  * pragmas, checks FTS5 and runs pending migrations.
  */
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
+  const settings = resolveStoreSettings(options)
   const driver = await connect(options).catch((error) => {
     throw toEngramError(error, `Opening the database ${options.url ?? ''}`.trim())
   })
@@ -61,21 +46,25 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
       `The ${driver.name} driver loses an in-memory database between transactions. Use a temporary file, or driver: 'better-sqlite3' for ':memory:'.`,
     )
   }
-  return openStoreWithDriver(driver, options)
+  return open(driver, settings)
 }
 
 /** Opens a store on a driver you built yourself (any `StorageDriver`); it is closed if opening fails. */
-export async function openStoreWithDriver(
+export function openStoreWithDriver(
   driver: StorageDriver,
   options: Omit<StoreOptions, keyof ConnectionOptions> = {},
 ): Promise<Store> {
+  return open(driver, resolveStoreSettings(options))
+}
+
+async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<Store> {
   try {
-    await applyPragmas(driver, options)
+    await applyPragmas(driver, settings)
     await assertFts5(driver)
-    await migrate(driver, options.migrationsFolder)
+    await migrate(driver, settings.migrationsFolder)
   } catch (error) {
     await driver.close().catch(() => undefined)
     throw toEngramError(error, 'Opening the store')
   }
-  return new Store(new StoreContext(driver, { ...DEFAULT_RETRY, ...options.retry }))
+  return new Store(new StoreContext(driver, settings.retry))
 }
