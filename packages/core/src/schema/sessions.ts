@@ -13,6 +13,9 @@ export const sessions = sqliteTable(
     startedAt: integer('started_at').notNull(),
     endedAt: integer('ended_at'),
     endReason: text('end_reason'),
+    /** Kept by triggers on messages (migration 0003), so listing sessions never counts their messages. */
+    messageCount: integer('message_count').notNull().default(0),
+    toolCallCount: integer('tool_call_count').notNull().default(0),
     inputTokens: integer('input_tokens').notNull().default(0),
     outputTokens: integer('output_tokens').notNull().default(0),
     costUsd: real('cost_usd').notNull().default(0),

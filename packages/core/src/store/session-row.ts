@@ -1,12 +1,8 @@
 import type { Session } from '../types.ts'
 
-// Message and tool-call counts are derived from the messages table (through its session index) rather
-// than kept as counters, so an append is one INSERT and does not also rewrite the session row.
 export const SESSION_SELECT = `SELECT s.id, s.source, s.user_id, s.model, s.title, s.system_prompt, s.parent_session_id,
-  s.started_at, s.ended_at, s.end_reason, s.input_tokens, s.output_tokens, s.cost_usd,
-  (SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS message_count,
-  (SELECT coalesce(sum(json_array_length(m.tool_calls)), 0) FROM messages m
-    WHERE m.session_id = s.id AND m.tool_calls IS NOT NULL) AS tool_call_count
+  s.started_at, s.ended_at, s.end_reason, s.input_tokens, s.output_tokens, s.cost_usd, s.message_count,
+  s.tool_call_count
 FROM sessions s`
 
 export interface SessionRow {

@@ -2,9 +2,14 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { beforeEach, describe, expect, it } from 'vitest'
+import { betterSqlite3Driver } from '../../src/drivers/better-sqlite3.ts'
 import { type DriverName, EngramError, openStore, type Store, type ToolCall } from '../../src/index.ts'
-import { DEFAULT_MIGRATIONS_FOLDER } from '../../src/migrator.ts'
+import { DEFAULT_MIGRATIONS_FOLDER, migrate } from '../../src/migrator.ts'
 import { tempDbPath, tempDir } from '../helpers.ts'
+
+const MIGRATION_COUNT: number = JSON.parse(
+  readFileSync(join(DEFAULT_MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8'),
+).entries.length
 
 const toolCall = (id: string, name: string, args: object): ToolCall => ({
   id,
@@ -46,11 +51,14 @@ export function storeConformanceSuite(driver: DriverName): void {
         'episodes_fts_delete',
         'episodes_fts_insert',
         'episodes_fts_update',
+        'messages_count_delete',
+        'messages_count_insert',
+        'messages_count_update',
         'messages_fts_delete',
         'messages_fts_insert',
         'messages_fts_update',
       ])
-      expect(applied).toBe(2)
+      expect(applied).toBe(MIGRATION_COUNT)
       expect(mode).toBe('wal')
     })
 
@@ -61,7 +69,7 @@ export function storeConformanceSuite(driver: DriverName): void {
       const store = await open(path)
       await store.close()
       const db = raw(path)
-      expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(2)
+      expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(MIGRATION_COUNT)
       db.close()
       expect(readFileSync(path).subarray(0, 100)).toEqual(before.subarray(0, 100))
     })
@@ -74,18 +82,32 @@ export function storeConformanceSuite(driver: DriverName): void {
       journal.entries = journal.entries.slice(0, 1)
       writeFileSync(journalPath, JSON.stringify(journal))
 
+      // The database as the first release left it: its schema, and rows written by its code.
       const path = tempDbPath(dir)
-      const old = await open(path, { migrationsFolder: oldFolder })
-      const s = await old.createSession({ source: 'cli', model: 'm' })
-      await old.appendMessage(s.id, { role: 'user', content: 'the kubernetes rollout failed twice' })
-      await old.close()
+      const oldDriver = betterSqlite3Driver({ path })
+      await migrate(oldDriver, oldFolder)
+      await oldDriver.batch([
+        { sql: "INSERT INTO sessions (id, source, model, started_at) VALUES ('old-1', 'cli', 'm', 1)" },
+        {
+          sql: `INSERT INTO messages (session_id, role, content, tool_calls, timestamp) VALUES
+            ('old-1', 'user', 'the kubernetes rollout failed twice', NULL, 2),
+            ('old-1', 'assistant', NULL, '[{"id":"c1","type":"function","function":{"name":"kubectl","arguments":"{}"}}]', 3)`,
+        },
+      ])
+      await oldDriver.close()
+      const s = { id: 'old-1' }
 
       const store = await open(path)
-      expect(await store.getMessages(s.id)).toEqual([
-        { role: 'user', content: 'the kubernetes rollout failed twice' },
-      ])
-      const hits = await store.search('kubernetes')
-      expect(hits.map((h) => h.sessionId)).toEqual([s.id])
+      const history = await store.getMessages(s.id)
+      expect(history.map((m) => m.content)).toEqual(['the kubernetes rollout failed twice', null])
+      expect(history[1]?.tool_calls?.[0]?.function.name).toBe('kubectl')
+      expect(await store.getSession(s.id)).toMatchObject({ messageCount: 2, toolCallCount: 1 })
+      expect((await store.search('kubernetes')).map((h) => h.sessionId)).toEqual([s.id])
+      // Old rows have no search text yet; rebuilding the index adds their tool calls.
+      expect(await store.search('kubectl')).toEqual([])
+      await store.rebuildSearchIndex()
+      expect((await store.search('kubectl')).map((h) => h.role)).toEqual(['assistant'])
+      expect((await store.checkIntegrity()).ok).toBe(true)
       await store.close()
     })
 
@@ -476,6 +498,7 @@ export function storeConformanceSuite(driver: DriverName): void {
       db.close()
 
       const reopened = await open(path)
+      expect(await reopened.getSession(s.id)).toMatchObject({ messageCount: 3 })
       const report = await reopened.checkIntegrity()
       expect(report.ok).toBe(false)
       expect(report.database).toEqual(['ok'])
