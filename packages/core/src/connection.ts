@@ -66,16 +66,21 @@ function prepareLocalFile(path: string): void {
   }
 }
 
-async function importDriver<T>(name: DriverName, load: () => Promise<T>): Promise<T> {
-  try {
-    return await load()
-  } catch (cause) {
-    throw new EngramError(
-      'DRIVER_MISSING',
-      `The ${name} driver could not be loaded (${(cause as Error).message}). Install it: pnpm add ${name === 'libsql' ? '@libsql/client' : name}.`,
-      { cause },
-    )
+const isModuleMissing = (error: unknown) =>
+  ['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND'].includes((error as { code?: string } | null)?.code ?? '')
+
+async function openDriver(name: DriverName, target: LocalTarget | RemoteTarget, options: ConnectionOptions) {
+  if (name === 'better-sqlite3') {
+    const { betterSqlite3Driver } = await import('./drivers/better-sqlite3.ts')
+    return betterSqlite3Driver({ path: (target as LocalTarget).path })
   }
+  const { libsqlDriver } = await import('./drivers/libsql.ts')
+  return libsqlDriver({
+    url: target.kind === 'remote' ? target.url : target.path,
+    authToken: options.authToken,
+    syncUrl: options.syncUrl,
+    syncIntervalSeconds: options.syncIntervalSeconds,
+  })
 }
 
 /** Opens the driver a url asks for; only that driver's native module is loaded. */
@@ -94,19 +99,15 @@ export async function connect(options: ConnectionOptions): Promise<StorageDriver
   }
   if (target.kind === 'local') prepareLocalFile(target.path)
 
-  if (driverName === 'better-sqlite3') {
-    const { betterSqlite3Driver } = await importDriver(
-      driverName,
-      () => import('./drivers/better-sqlite3.ts'),
+  try {
+    return await openDriver(driverName, target, options)
+  } catch (cause) {
+    if (!isModuleMissing(cause)) throw cause
+    const packages = driverName === 'better-sqlite3' ? 'better-sqlite3' : 'libsql @libsql/client'
+    throw new EngramError(
+      'DRIVER_MISSING',
+      `The ${driverName} driver could not be loaded (${(cause as Error).message}). Install it: pnpm add ${packages}.`,
+      { cause },
     )
-    return betterSqlite3Driver({ path: (target as LocalTarget).path })
   }
-  const { libsqlDriver } = await importDriver(driverName, () => import('./drivers/libsql.ts'))
-  return libsqlDriver({
-    url:
-      target.kind === 'remote' ? target.url : target.path === ':memory:' ? ':memory:' : `file:${target.path}`,
-    authToken: options.authToken,
-    syncUrl: options.syncUrl,
-    syncIntervalSeconds: options.syncIntervalSeconds,
-  })
 }

@@ -17,10 +17,8 @@ export interface QueryResult<R = Row> {
 export interface DriverCapabilities {
   /** The database is a local file, so pragmas (WAL, synchronous, busy_timeout) and checkpoints apply. */
   localFile: boolean
-  /** The connection talks to a server over the network. */
+  /** The connection talks to a server over the network (a remote database or an embedded replica's primary). */
   remote: boolean
-  /** An in-memory database keeps its data between transactions (libSQL's `:memory:` does not). */
-  durableMemoryDatabase: boolean
 }
 
 /**

@@ -13,7 +13,6 @@ export type EngramErrorCode =
   | 'SCHEMA_TOO_NEW'
   | 'MIGRATION_FAILED'
   | 'DRIVER_MISSING'
-  | 'UNSUPPORTED'
   | 'STORE_CLOSED'
 
 /** The one error Engram throws: `code` names the cause, `cause` holds the driver's own error. */

@@ -36,16 +36,6 @@ export async function openStore(options: StoreOptions = {}): Promise<Store> {
   const driver = await connect(options).catch((error) => {
     throw toEngramError(error, `Opening the database ${options.url ?? ''}`.trim())
   })
-  if (
-    !driver.capabilities.durableMemoryDatabase &&
-    (options.url === ':memory:' || options.url === 'file::memory:')
-  ) {
-    await driver.close()
-    throw new EngramError(
-      'UNSUPPORTED',
-      `The ${driver.name} driver loses an in-memory database between transactions. Use a temporary file, or driver: 'better-sqlite3' for ':memory:'.`,
-    )
-  }
   return open(driver, settings)
 }
 

@@ -8,7 +8,7 @@ import {
   type StorageDriver,
   storeOptionsFromToml,
 } from '../src/index.ts'
-import { tempDbPath, tempDir } from './helpers.ts'
+import { driversUnderTest, tempDbPath, tempDir } from './helpers.ts'
 
 const dir = tempDir()
 
@@ -43,19 +43,17 @@ describe('openStore', () => {
     await store.close()
   })
 
-  it("refuses libSQL's :memory: database, which loses data between transactions", async () => {
-    const error = await openStore({ url: ':memory:', driver: 'libsql' }).catch((e) => e)
-    expect(error.code).toBe('UNSUPPORTED')
-    expect(error.message).toMatch(/temporary file/)
-  })
-
-  it("keeps better-sqlite3's :memory: database for the life of the store", async () => {
-    const store = await openStore({ url: ':memory:' })
-    const s = await store.createSession({ source: 'cli' })
-    await store.appendMessage(s.id, { role: 'user', content: 'ephemeral' })
-    expect((await store.search('ephemeral')).length).toBe(1)
-    await store.close()
-  })
+  for (const driver of driversUnderTest()) {
+    it(`keeps a :memory: database for the life of the store (${driver})`, async () => {
+      const store = await openStore({ url: ':memory:', driver })
+      const s = await store.createSession({ source: 'cli' })
+      await store.appendMessage(s.id, { role: 'user', content: 'ephemeral' })
+      await store.appendMessage(s.id, { role: 'assistant', content: 'still here' })
+      expect((await store.getMessages(s.id)).map((m) => m.content)).toEqual(['ephemeral', 'still here'])
+      expect((await store.search('ephemeral')).length).toBe(1)
+      await store.close()
+    })
+  }
 
   it('refuses a remote url on the better-sqlite3 driver and a replica without libSQL', async () => {
     const remote = await openStore({ url: 'libsql://db.example.turso.io', driver: 'better-sqlite3' }).catch(

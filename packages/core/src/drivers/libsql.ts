@@ -1,14 +1,17 @@
-import { type Client, createClient, type InStatement, type InValue, type ResultSet } from '@libsql/client'
-import type { QueryResult, Row, Statement, StorageDriver } from '../driver.ts'
+import type { Client, InStatement, InValue, ResultSet } from '@libsql/client'
+import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
+import { type SyncConnection, syncSqliteDriver } from './sync-sqlite.ts'
 
 export interface LibsqlDriverOptions {
-  /** `file:path`, `:memory:`, `libsql://`, `http(s)://` or `ws(s)://`. */
+  /** A local file path or `:memory:`, or a remote url: `libsql://`, `http(s)://`, `ws(s)://`. */
   url: string
   authToken?: string
-  /** With a local `file:` url: the remote database this embedded replica syncs from. */
+  /** With a local file: the remote database this embedded replica syncs from. */
   syncUrl?: string
   syncIntervalSeconds?: number
 }
+
+const REMOTE_URL = /^(libsql|https?|wss?):\/\//i
 
 const toStatement = ({ sql, params = [] }: Statement): InStatement => ({ sql, args: params as InValue[] })
 
@@ -19,29 +22,40 @@ const toResult = <R>(result: ResultSet): QueryResult<R> => ({
   changes: result.rowsAffected || result.rows.length,
 })
 
-export function libsqlDriver(options: LibsqlDriverOptions): StorageDriver {
-  // An embedded replica manages its own file (libSQL syncs its WAL), so the store leaves its pragmas alone.
-  const localFile = options.url.startsWith('file:') && options.syncUrl === undefined
-  const client: Client = createClient({
-    url: options.url,
-    authToken: options.authToken,
-    syncUrl: options.syncUrl,
-    syncInterval: options.syncIntervalSeconds,
-    // One local connection: the pragmas the store applies at open would not reach connections a pool adds later.
-    concurrency: localFile ? 1 : undefined,
-  })
-
+async function remoteDriver(url: string, authToken: string | undefined): Promise<StorageDriver> {
+  const { createClient } = await import('@libsql/client')
+  const client: Client = createClient({ url, authToken })
   return {
     name: 'libsql',
-    capabilities: {
-      localFile,
-      remote:
-        options.syncUrl !== undefined || !(options.url.startsWith('file:') || options.url === ':memory:'),
-      durableMemoryDatabase: false,
-    },
+    capabilities: { localFile: false, remote: true },
     execute: async (statement) => toResult(await client.execute(toStatement(statement))),
     batch: async (statements) =>
-      (await client.batch(statements.map(toStatement), 'write')).map((r) => toResult<Row>(r)),
+      (await client.batch(statements.map(toStatement), 'write')).map((r) => toResult(r)),
     close: async () => client.close(),
   }
+}
+
+/**
+ * libSQL: local files and embedded replicas through libSQL's synchronous binding (`libsql`, the engine
+ * under `@libsql/client`), with cached prepared statements on one connection; remote databases through
+ * `@libsql/client`, which only speaks to servers here.
+ */
+export async function libsqlDriver(options: LibsqlDriverOptions): Promise<StorageDriver> {
+  if (REMOTE_URL.test(options.url)) return remoteDriver(options.url, options.authToken)
+  const { default: Database } = await import('libsql')
+  const path = options.url.replace(/^file:/, '')
+  // authToken and syncPeriod are options of the binding that its bundled typings omit.
+  const replica = {
+    syncUrl: options.syncUrl,
+    authToken: options.authToken,
+    syncPeriod: options.syncIntervalSeconds,
+  }
+  const db = options.syncUrl
+    ? new Database(path, replica as ConstructorParameters<typeof Database>[1])
+    : new Database(path)
+  return syncSqliteDriver('libsql', db as unknown as SyncConnection, {
+    // An embedded replica manages its own file (libSQL syncs its WAL), so the store leaves its pragmas alone.
+    localFile: path !== ':memory:' && options.syncUrl === undefined,
+    remote: options.syncUrl !== undefined,
+  })
 }
