@@ -105,8 +105,17 @@ export function encodeMessage(input: MessageInput, now: number): EncodedMessage 
 
   const searchText = messageSearchText(text, toolCalls?.calls ?? [])
 
+  for (const key of ['tool_call_id', 'name'] as const) {
+    if (input[key] != null && typeof input[key] !== 'string')
+      throw invalid(`${key} must be a string when given.`)
+  }
   const timestamp = input.timestamp ?? now
+  if (!Number.isFinite(timestamp))
+    throw invalid('timestamp must be a number of milliseconds since the epoch.')
   const tokenCount = input.tokenCount ?? null
+  if (tokenCount !== null && !(Number.isInteger(tokenCount) && tokenCount >= 0)) {
+    throw invalid('tokenCount must be a whole number of at least 0 when given.')
+  }
   const message: ChatMessage = { role, content }
   if (toolCalls) message.tool_calls = toolCalls.calls
   if (input.tool_call_id != null) message.tool_call_id = input.tool_call_id

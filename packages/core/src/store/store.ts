@@ -86,6 +86,17 @@ export interface ContinuedSession {
   episode: Episode | null
 }
 
+function optionalText(value: unknown, what: string): string | null {
+  if (value === undefined || value === null) return null
+  if (typeof value !== 'string') {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `${what} must be a string when given (got ${JSON.stringify(value)}).`,
+    )
+  }
+  return value
+}
+
 function requireText(value: unknown, what: string): string {
   if (typeof value !== 'string' || value === '') {
     throw new EngramError(
@@ -107,7 +118,7 @@ export class Store {
   async createSession(input: NewSession): Promise<Session> {
     const source = requireText(input?.source, 'source')
     const id = input.id === undefined ? randomUUID() : requireText(input.id, 'id')
-    const parent = input.parentSessionId ?? null
+    const parent = optionalText(input.parentSessionId, 'parentSessionId')
     let results: QueryResult[]
     try {
       results = await this.ctx.write(
@@ -118,10 +129,10 @@ export class Store {
             params: [
               id,
               source,
-              input.userId ?? null,
-              input.model ?? null,
-              input.title ?? null,
-              input.systemPrompt ?? null,
+              optionalText(input.userId, 'userId'),
+              optionalText(input.model, 'model'),
+              optionalText(input.title, 'title'),
+              optionalText(input.systemPrompt, 'systemPrompt'),
               parent,
               Date.now(),
               parent,

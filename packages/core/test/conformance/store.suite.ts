@@ -157,6 +157,7 @@ export function storeConformanceSuite(driver: DriverName): void {
 
     it('rejects a session without a source or with an unknown parent', async () => {
       await expectCode(store.createSession({ source: '' }), 'INVALID_ARGUMENT')
+      await expectCode(store.createSession({ source: 'cli', userId: 5 as never }), 'INVALID_ARGUMENT')
       await expectCode(store.createSession({ source: 'cli', parentSessionId: 'nope' }), 'SESSION_NOT_FOUND')
     })
 
@@ -347,6 +348,9 @@ export function storeConformanceSuite(driver: DriverName): void {
         [{ role: 'assistant', content: null, tool_calls: '{not json' }, /not JSON/],
         [{ role: 'user', content: 42 }, /content must be/],
         [{ role: 'user', content: 'x', tool_calls: [] }, /Only assistant/],
+        [{ role: 'user', content: 'x', tokenCount: -1 }, /tokenCount/],
+        [{ role: 'user', content: 'x', timestamp: 'yesterday' }, /timestamp/],
+        [{ role: 'tool', content: 'x', tool_call_id: 'c1', name: 42 }, /name must be a string/],
       ]
       for (const [bad, message] of cases) {
         const error = await expectCode(store.appendMessage(s.id, bad as never), 'INVALID_MESSAGE')
