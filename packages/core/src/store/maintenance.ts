@@ -3,6 +3,7 @@ import { toIndexText } from '../search/cjk.ts'
 import type { ToolCall } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { messageSearchText } from './message-codec.ts'
+import { deleteSessionsStatements } from './session-deletion.ts'
 
 const REBUILD_CHUNK = 500
 
@@ -113,15 +114,6 @@ export async function pruneSessions(ctx: StoreContext, options: PruneSessionsOpt
   const cutoff = Date.now() - days * 86_400_000
   const doomed = `SELECT id FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ? ${options.source === undefined ? '' : 'AND source = ?'}`
   const params = options.source === undefined ? [cutoff] : [cutoff, options.source]
-  const results = await ctx.write(
-    [
-      { sql: `DELETE FROM messages WHERE session_id IN (${doomed})`, params },
-      { sql: `DELETE FROM episodes WHERE session_id IN (${doomed})`, params },
-      { sql: `DELETE FROM model_calls WHERE session_id IN (${doomed})`, params },
-      { sql: `UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id IN (${doomed})`, params },
-      { sql: `DELETE FROM sessions WHERE id IN (${doomed})`, params },
-    ],
-    'Pruning sessions',
-  )
+  const results = await ctx.write(deleteSessionsStatements(doomed, params), 'Pruning sessions')
   return results.at(-1)?.changes ?? 0
 }

@@ -1,12 +1,11 @@
 import type { SqlValue, Statement } from '../driver.ts'
-import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
 import { toMatchQuery } from '../search/query.ts'
 import type { Role, SearchHit, SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
+import { checkPaging } from './paging.ts'
 
 const SNIPPET_TOKENS = 32
-const MAX_LIMIT = 1000
 
 interface HitRow {
   session_id: string
@@ -97,21 +96,6 @@ function toHit(kind: 'message' | 'episode', row: HitRow): SearchHit {
   return hit
 }
 
-function checkPaging(options: SearchOptions): { limit: number; offset: number } {
-  const limit = options.limit ?? 10
-  const offset = options.offset ?? 0
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw new EngramError(
-      'INVALID_ARGUMENT',
-      `limit must be a whole number from 1 to ${MAX_LIMIT} (got ${limit}).`,
-    )
-  }
-  if (!Number.isInteger(offset) || offset < 0) {
-    throw new EngramError('INVALID_ARGUMENT', `offset must be a whole number of at least 0 (got ${offset}).`)
-  }
-  return { limit, offset }
-}
-
 /**
  * Ranked full-text search. Episodes (summaries) come before raw messages, filters run in SQL so `limit`
  * counts filtered hits, and the episodes returned have their hit statistics updated.
@@ -121,7 +105,7 @@ export async function search(
   query: string,
   options: SearchOptions = {},
 ): Promise<SearchHit[]> {
-  const { limit, offset } = checkPaging(options)
+  const { limit, offset } = checkPaging(options, 10)
   const match = toMatchQuery(typeof query === 'string' ? query : '')
   if (match === null) return []
   const take = offset + limit

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { QueryResult, Statement } from '../driver.ts'
+import type { QueryResult } from '../driver.ts'
 import { EngramError, sqliteCode } from '../errors.ts'
 import type {
   ChatMessage,
@@ -40,7 +40,9 @@ import {
   type MessageRow,
   type StoredMessageRow,
 } from './message-codec.ts'
+import { checkPaging } from './paging.ts'
 import { search } from './search.ts'
+import { deleteSessionsStatements } from './session-deletion.ts'
 import { decodeSession, SESSION_SELECT, type SessionRow } from './session-row.ts'
 import { readUsage, usageStatements } from './usage.ts'
 
@@ -180,7 +182,8 @@ export class Store {
       where.push('s.user_id = ?')
       params.push(options.userId)
     }
-    params.push(options.limit ?? 50, options.offset ?? 0)
+    const { limit, offset } = checkPaging(options, 50)
+    params.push(limit, offset)
     const rows = await this.ctx.read<SessionRow>(
       {
         sql: `${SESSION_SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY s.started_at DESC, s.rowid DESC LIMIT ? OFFSET ?`,
@@ -193,6 +196,7 @@ export class Store {
 
   /** Marks the session ended; the first reason given wins and later calls change nothing. */
   async endSession(id: string, reason: string): Promise<void> {
+    requireText(reason, 'The end reason')
     const [result] = await this.ctx.write(
       [
         {
@@ -348,14 +352,7 @@ export class Store {
 
   /** Deletes the session with its messages, episodes and usage; its children are kept and detached. */
   async deleteSession(id: string): Promise<void> {
-    const statements: Statement[] = [
-      { sql: 'DELETE FROM messages WHERE session_id = ?', params: [id] },
-      { sql: 'DELETE FROM episodes WHERE session_id = ?', params: [id] },
-      { sql: 'DELETE FROM model_calls WHERE session_id = ?', params: [id] },
-      { sql: 'UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?', params: [id] },
-      { sql: 'DELETE FROM sessions WHERE id = ?', params: [id] },
-    ]
-    const results = await this.ctx.write(statements, 'Deleting a session')
+    const results = await this.ctx.write(deleteSessionsStatements('SELECT ?', [id]), 'Deleting a session')
     if (results.at(-1)?.changes === 0) throw sessionNotFound(id)
   }
 
