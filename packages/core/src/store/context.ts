@@ -52,6 +52,7 @@ export class StoreContext {
   async close(): Promise<void> {
     if (this.closed) return
     if (this.driver.capabilities.localFile) {
+      // Best effort: another process may be reading, and then the WAL simply stays for the next checkpoint.
       await this.driver.execute({ sql: 'PRAGMA wal_checkpoint(TRUNCATE)' }).catch(() => undefined)
     }
     this.closed = true

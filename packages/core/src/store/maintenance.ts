@@ -1,3 +1,4 @@
+import type { Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { toIndexText } from '../search/cjk.ts'
 import type { ToolCall } from '../types.ts'
@@ -15,44 +16,48 @@ interface IndexedRow {
 }
 
 /**
- * Recomputes every row's search text (rows written by other tools may lack the CJK split) and then
- * rebuilds both FTS5 indexes from their tables.
+ * Recomputes every row's search text (rows written by other tools may lack the CJK split) and rebuilds
+ * both FTS5 indexes from their tables, in one transaction: a failure leaves the old index in place.
  */
 export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
+  const updates: Statement[] = []
   for (let after = 0; ; ) {
     const rows = await ctx.read<IndexedRow>(
       {
-        sql: `SELECT id, content, tool_calls, search_text FROM messages WHERE id > ? ORDER BY id LIMIT ?`,
+        sql: 'SELECT id, content, tool_calls, search_text FROM messages WHERE id > ? ORDER BY id LIMIT ?',
         params: [after, REBUILD_CHUNK],
       },
       'Reading messages to reindex',
     )
     if (rows.length === 0) break
     after = rows.at(-1)?.id ?? after
-    const updates = rows.flatMap((row) => {
+    for (const row of rows) {
       const calls = row.tool_calls === null ? [] : (JSON.parse(row.tool_calls) as ToolCall[])
       const searchText = messageSearchText(row.content, calls)
-      return searchText === row.search_text
-        ? []
-        : [{ sql: 'UPDATE messages SET search_text = ? WHERE id = ?', params: [searchText, row.id] }]
-    })
-    if (updates.length > 0) await ctx.write(updates, 'Reindexing messages')
+      if (searchText !== row.search_text) {
+        updates.push({
+          sql: 'UPDATE messages SET search_text = ? WHERE id = ?',
+          params: [searchText, row.id],
+        })
+      }
+    }
   }
   const episodes = await ctx.read<{ id: number; summary: string; search_text: string | null }>(
     { sql: 'SELECT id, summary, search_text FROM episodes' },
     'Reading episodes to reindex',
   )
-  const episodeUpdates = episodes.flatMap((row) => {
+  for (const row of episodes) {
     const searchText = toIndexText(row.summary)
-    return searchText === row.search_text
-      ? []
-      : [{ sql: 'UPDATE episodes SET search_text = ? WHERE id = ?', params: [searchText, row.id] }]
-  })
+    if (searchText !== row.search_text) {
+      updates.push({ sql: 'UPDATE episodes SET search_text = ? WHERE id = ?', params: [searchText, row.id] })
+    }
+  }
   await ctx.write(
     [
-      ...episodeUpdates,
+      // Rebuilt first, so that the update triggers delete exactly what the index holds.
       { sql: "INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')" },
       { sql: "INSERT INTO episodes_fts(episodes_fts) VALUES ('rebuild')" },
+      ...updates,
     ],
     'Rebuilding the search index',
   )
