@@ -1,4 +1,5 @@
 import type { SqlValue, Statement } from '../driver.ts'
+import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
 import { toMatchQuery } from '../search/query.ts'
 import type { Role, SearchHit, SearchOptions } from '../types.ts'
@@ -106,6 +107,12 @@ export async function search(
   options: SearchOptions = {},
 ): Promise<SearchHit[]> {
   const { limit, offset } = checkPaging(options, 10)
+  if (options.sort !== undefined && !Object.hasOwn(ORDER, options.sort)) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `sort must be one of ${Object.keys(ORDER).join(', ')} (got ${JSON.stringify(options.sort)}).`,
+    )
+  }
   const match = toMatchQuery(typeof query === 'string' ? query : '')
   if (match === null) return []
   const take = offset + limit

@@ -147,6 +147,10 @@ export function searchConformanceSuite(driver: DriverName): void {
       expect(Array.isArray(await store.search(query)), query.slice(0, 20)).toBe(true)
     }
     expect(await store.search('')).toEqual([])
+    await expect(store.search('x', { sort: 'random' as never })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    })
+    await expect(store.search('x', { limit: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' })
     expect(await store.search('   \n\t')).toEqual([])
   })
 
