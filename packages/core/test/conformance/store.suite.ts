@@ -65,13 +65,20 @@ export function storeConformanceSuite(driver: DriverName): void {
     it('is a no-op the second time', async () => {
       const path = tempDbPath(dir)
       await (await open(path)).close()
-      const before = readFileSync(path)
+      const schemaVersion = () => {
+        const db = raw(path)
+        const version = db.pragma('schema_version', { simple: true })
+        db.close()
+        return version
+      }
+      const before = schemaVersion()
       const store = await open(path)
       await store.close()
+      // Any DDL would have bumped the schema cookie.
+      expect(schemaVersion()).toBe(before)
       const db = raw(path)
       expect(db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(MIGRATION_COUNT)
       db.close()
-      expect(readFileSync(path).subarray(0, 100)).toEqual(before.subarray(0, 100))
     })
 
     it('upgrades a database made by an older migration set with its data intact', async () => {
