@@ -41,7 +41,8 @@ export function isBusyError(error: unknown): boolean {
 export function toEngramError(error: unknown, action: string): EngramError {
   if (error instanceof EngramError) return error
   const code = sqliteCode(error) ?? ''
-  const detail = error instanceof Error ? error.message : String(error)
+  // The first line only: native errors can carry a backtrace or transport metadata after it.
+  const detail = (error instanceof Error ? error.message : String(error)).split('\n')[0]
   if (code.startsWith('SQLITE_NOTADB')) {
     return new EngramError(
       'NOT_A_DATABASE',

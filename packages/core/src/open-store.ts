@@ -7,6 +7,8 @@ import { Store } from './store/store.ts'
 import { type ResolvedStoreSettings, resolveStoreSettings, type StoreOptions } from './store-options.ts'
 
 async function applyPragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
+  // A server, or an embedded replica's primary, owns its own settings (replicas refuse PRAGMAs).
+  if (driver.capabilities.remote) return
   await driver.execute({ sql: `PRAGMA busy_timeout = ${settings.busyTimeout}` })
   if (!driver.capabilities.localFile) return
   await driver.execute({ sql: `PRAGMA journal_mode = ${settings.journalMode}` })
@@ -14,6 +16,8 @@ async function applyPragmas(driver: StorageDriver, settings: ResolvedStoreSettin
 }
 
 async function assertFts5(driver: StorageDriver): Promise<void> {
+  // Remote databases cannot create the temp probe; a server without FTS5 fails the migration instead.
+  if (driver.capabilities.remote) return
   try {
     await driver.execute({ sql: 'CREATE VIRTUAL TABLE IF NOT EXISTS temp.engram_fts5_probe USING fts5(x)' })
     await driver.execute({ sql: 'DROP TABLE temp.engram_fts5_probe' })
