@@ -18,10 +18,10 @@ import { createClient } from '@libsql/client'
 import type { StorageDriver } from '../src/driver.ts'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { type MessageInput, openStore, type Store } from '../src/index.ts'
-import { toMatchQuery } from '../src/search/query.ts'
+import { parseSearchQuery, toMatchQuery } from '../src/search/query.ts'
 import { decodeMessage, encodeMessage, MESSAGE_COLUMNS, type MessageRow } from '../src/store/message-codec.ts'
 import { hitQuery } from '../src/store/search.ts'
-import { type Dataset, Generator, queryWords } from './data.ts'
+import { type Dataset, Generator, queryWords, rng } from './data.ts'
 import { bytesByObject, checkpoint, type Db, openRaw, openRawStore } from './raw.ts'
 
 // ---------------------------------------------------------------------------------------------- options
@@ -498,6 +498,34 @@ for (const { q, zh } of queryList) {
       : (contentById.get(hit.messageId) as { content: string | null } | undefined)
   if (row?.content?.includes(q)) zhVerified++
 }
+// Natural-language questions: 3–5 of the query words wrapped in stop-words, as a model writes them.
+const questionRng = rng(SEED + 1)
+const questions = Array.from({ length: 50 }, () => {
+  const n = 3 + Math.floor(questionRng() * 3)
+  const words = Array.from(
+    { length: n },
+    () => queries.english[Math.floor(questionRng() * queries.english.length)] as string,
+  )
+  return `what did we say about the ${words.join(' and the ')}?`
+})
+const plainOr = (q: string) => {
+  const match = parseSearchQuery(q)
+    .map((t) => t.fts)
+    .join(' OR ')
+  const { sql, params = [] } = hitQuery('message', match, {}, 20)
+  return oursRaw.prepare(sql).all(...params).length
+}
+const questionTimes: Record<'tiers' | 'plainOr', number[]> = { tiers: [], plainOr: [] }
+for (let round = 0; round < ROUNDS; round++) {
+  for (const q of questions) {
+    let t = performance.now()
+    await oursStore.search(q, { limit: 20, includeEpisodes: false })
+    questionTimes.tiers.push(performance.now() - t)
+    t = performance.now()
+    plainOr(q)
+    questionTimes.plainOr.push(performance.now() - t)
+  }
+}
 const jsQueryStart = performance.now()
 for (let i = 0; i < 10; i++) for (const { q } of queryList) toMatchQuery(q)
 const toMatchUs = ((performance.now() - jsQueryStart) / (10 * queryList.length)) * 1000
@@ -595,6 +623,18 @@ for (const v of W3_VARIANTS) {
   )
   row('setup: Hermes-like bulk, 1,000 per tx (info)', `${fmt(w3Hermes.ms)} ms`)
 }
+
+section(
+  `W3 natural-language questions (${questions.length} × ${ROUNDS}, 3–5 words in stop-words), LIMIT 20 (median / p95 ms)`,
+)
+row(
+  'ours: store.search (rare terms, then all common terms, then any)',
+  `${fmt(median(questionTimes.tiers), 2)} / ${fmt(percentile(questionTimes.tiers, 95), 2)}`,
+)
+row(
+  'plain OR of every term, ranked (raw SQL)',
+  `${fmt(median(questionTimes.plainOr), 2)} / ${fmt(percentile(questionTimes.plainOr, 95), 2)}`,
+)
 
 section('W4 bytes on disk per message (after wal_checkpoint(TRUNCATE))')
 row(

@@ -1,9 +1,10 @@
 import type { SqlValue, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
-import { toMatchQuery } from '../search/query.ts'
+import { parseSearchQuery } from '../search/query.ts'
 import type { Role, SearchHit, SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
+import { messageTiers } from './message-tiers.ts'
 import { checkPaging } from './paging.ts'
 
 const SNIPPET_TOKENS = 32
@@ -113,14 +114,29 @@ export async function search(
       `sort must be one of ${Object.keys(ORDER).join(', ')} (got ${JSON.stringify(options.sort)}).`,
     )
   }
-  const match = toMatchQuery(typeof query === 'string' ? query : '')
-  if (match === null) return []
+  const terms = parseSearchQuery(typeof query === 'string' ? query : '')
+  if (terms.length === 0) return []
+  const match = terms.map((t) => t.fts).join(' OR ')
   const take = offset + limit
   const withEpisodes = (options.includeEpisodes ?? true) && options.role === undefined
   const episodeRows = withEpisodes
     ? await ctx.read<HitRow>(hitQuery('episode', match, options, take), 'Searching episodes')
     : []
-  const messageRows = await ctx.read<HitRow>(hitQuery('message', match, options, take), 'Searching messages')
+  const tiers = (options.sort ?? 'relevance') === 'relevance' ? await messageTiers(ctx, terms) : [match]
+  const messageRows: HitRow[] = []
+  const seen = new Set<number>()
+  for (const tier of tiers) {
+    for (const row of await ctx.read<HitRow>(
+      hitQuery('message', tier, options, take),
+      'Searching messages',
+    )) {
+      if (!seen.has(row.item_id)) {
+        seen.add(row.item_id)
+        messageRows.push(row)
+      }
+    }
+    if (messageRows.length >= take) break
+  }
   const hits = [
     ...episodeRows.map((row) => toHit('episode', row)),
     ...messageRows.map((row) => toHit('message', row)),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type DriverName, openStore, type Store } from '../../src/index.ts'
+import { COMMON_TERM_MESSAGES } from '../../src/store/message-tiers.ts'
 import { tempDbPath, tempDir } from '../helpers.ts'
 
 /** store.search on a real database, run once per driver. */
@@ -152,6 +153,30 @@ export function searchConformanceSuite(driver: DriverName): void {
     })
     await expect(store.search('x', { limit: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' })
     expect(await store.search('   \n\t')).toEqual([])
+  })
+
+  it('ranks multi-word searches over common words by tiers: rare terms, then all common terms, then any', async () => {
+    const s = await store.createSession({ source: 'cli', userId: 'erin' })
+    const filler = COMMON_TERM_MESSAGES + 100
+    await store.appendMessages(s.id, [
+      ...Array.from({ length: filler }, (_, i) => ({
+        role: 'user' as const,
+        content: `routine database check ${i}`,
+      })),
+      ...Array.from({ length: filler }, (_, i) => ({
+        role: 'user' as const,
+        content: `routine report ${i}`,
+      })),
+      { role: 'assistant', content: 'the zebra crossing incident' },
+    ])
+    const hits = await store.search('zebra database routine', { userId: 'erin', limit: 5 })
+    expect(hits.map((h) => h.snippet)).toEqual([
+      expect.stringContaining('«zebra»'),
+      ...Array(4).fill(expect.stringMatching(/«routine» «database»/)),
+    ])
+    // A rare word alone is just as quick to find, and a common word alone still fills the page.
+    expect((await store.search('zebra', { userId: 'erin' })).length).toBe(1)
+    expect((await store.search('report routine', { userId: 'erin', limit: 20 })).length).toBe(20)
   })
 
   describe('episodes', () => {

@@ -1,0 +1,36 @@
+import type { SearchTerm } from '../search/query.ts'
+import type { StoreContext } from './context.ts'
+
+/** A term found in at least this many messages is common: ranking every message it is in would be slow. */
+export const COMMON_TERM_MESSAGES = 2000
+
+/**
+ * The MATCH expressions a multi-term relevance search runs, in order, until it has enough hits.
+ *
+ * Ranking the OR of common words means scoring tens of thousands of messages (50–100 ms at 100k
+ * messages), so the terms are split by how many messages hold them, counted up to
+ * COMMON_TERM_MESSAGES (a capped count walks at most that many index entries and scores none):
+ * first the messages with any rare term, then those with all the common terms, and only if both
+ * together fall short the OR of the common terms. With no common term this is the plain OR.
+ */
+export async function messageTiers(ctx: StoreContext, terms: readonly SearchTerm[]): Promise<string[]> {
+  const or = (list: readonly SearchTerm[]) => list.map((t) => t.fts).join(' OR ')
+  if (terms.length < 2) return [or(terms)]
+  const rare: SearchTerm[] = []
+  const common: SearchTerm[] = []
+  for (const term of terms) {
+    const [row] = await ctx.read<{ n: number }>(
+      {
+        sql: 'SELECT count(*) AS n FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)',
+        params: [term.fts, COMMON_TERM_MESSAGES],
+      },
+      'Searching messages',
+    )
+    ;((row?.n ?? 0) < COMMON_TERM_MESSAGES ? rare : common).push(term)
+  }
+  const tiers: string[] = []
+  if (rare.length > 0) tiers.push(or(rare))
+  if (common.length > 1) tiers.push(common.map((t) => t.fts).join(' AND '))
+  if (common.length > 0) tiers.push(or(common))
+  return tiers
+}
