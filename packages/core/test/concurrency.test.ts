@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openStore, type Store, type StoredMessage } from '../src/index.ts'
-import { driversUnderTest, tempDbPath, tempDir } from './helpers.ts'
+import { driversUnderTest, tempDbPath, tempDir, withStore } from './helpers.ts'
 import type { WorkerReport } from './processes/append-worker.ts'
 import { type Child, exitWithin, killIfRunning, spawnScript, waitForLine } from './processes/spawn.ts'
 
@@ -90,8 +90,7 @@ describe('concurrent writers', () => {
         const allIds = reports.flatMap((r) => [...r.ownIds, ...r.sharedIds])
         expect(new Set(allIds).size).toBe(allIds.length)
 
-        const store = await openStore({ url: path })
-        try {
+        await withStore({ url: path }, async (store) => {
           for (const [k, report] of reports.entries()) {
             await expectOwnSession(store, report.sessionId, k, report.ownIds)
           }
@@ -109,9 +108,7 @@ describe('concurrent writers', () => {
             database: ['ok'],
             searchIndex: { messages: 'ok', episodes: 'ok' },
           })
-        } finally {
-          await store.close()
-        }
+        })
       } finally {
         for (const c of children) killIfRunning(c)
       }
@@ -161,13 +158,10 @@ describe('concurrent writers', () => {
           expect(exits[k], c.describe()).toEqual({ code: 0, signal: null })
           expect(JSON.parse(c.stdout().trim().split('\n').at(-1) ?? ''), c.describe()).toEqual({ ok: true })
         }
-        const store = await openStore({ url: path })
-        try {
+        await withStore({ url: path }, async (store) => {
           expect(await store.listSessions()).toHaveLength(CHILDREN)
           expect((await store.checkIntegrity()).ok).toBe(true)
-        } finally {
-          await store.close()
-        }
+        })
       } finally {
         for (const c of children) killIfRunning(c)
       }

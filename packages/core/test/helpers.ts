@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
-import type { DriverName } from '../src/index.ts'
+import { type DriverName, openStore, type Store, type StoreOptions } from '../src/index.ts'
 
 /** A fresh folder under the OS temp dir, removed when the test file ends. */
 export function tempDir(prefix = 'engram-test-'): string {
@@ -25,4 +25,14 @@ export function driversUnderTest(): DriverName[] {
     .map((s) => s.trim())
     .filter(Boolean)
   return filter?.length ? ALL_DRIVERS.filter((d) => filter.includes(d)) : ALL_DRIVERS
+}
+
+/** Opens a store, hands it to `use`, and closes it whatever happens. */
+export async function withStore<T>(options: StoreOptions, use: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(options)
+  try {
+    return await use(store)
+  } finally {
+    await store.close()
+  }
 }

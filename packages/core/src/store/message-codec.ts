@@ -25,6 +25,18 @@ function textOfParts(parts: ContentPart[]): string {
     .join('\n')
 }
 
+function toJson(value: unknown, what: string): string {
+  try {
+    return JSON.stringify(value)
+  } catch (cause) {
+    throw new EngramError(
+      'INVALID_MESSAGE',
+      `${what} cannot be serialised to JSON (${(cause as Error).message}). Pass plain objects, strings and numbers.`,
+      { cause },
+    )
+  }
+}
+
 function encodeToolCalls(toolCalls: ToolCall[] | string): { json: string; calls: ToolCall[] } {
   if (typeof toolCalls === 'string') {
     let calls: unknown
@@ -42,17 +54,7 @@ function encodeToolCalls(toolCalls: ToolCall[] | string): { json: string; calls:
   }
   if (!Array.isArray(toolCalls))
     throw invalid('tool_calls must be an array of tool calls (or its JSON text).')
-  let json: string
-  try {
-    json = JSON.stringify(toolCalls)
-  } catch (cause) {
-    throw new EngramError(
-      'INVALID_MESSAGE',
-      `tool_calls cannot be serialised to JSON (${(cause as Error).message}). Pass plain objects with string arguments.`,
-      { cause },
-    )
-  }
-  return { json, calls: toolCalls }
+  return { json: toJson(toolCalls, 'tool_calls'), calls: toolCalls }
 }
 
 /**
@@ -88,18 +90,7 @@ export function encodeMessage(input: MessageInput, now: number): EncodedMessage 
     throw invalid('content must be a string, null or an array of content parts.')
   }
   const parts = Array.isArray(content) ? content : null
-  let partsJson: string | null = null
-  if (parts) {
-    try {
-      partsJson = JSON.stringify(parts)
-    } catch (cause) {
-      throw new EngramError(
-        'INVALID_MESSAGE',
-        `The content parts cannot be serialised to JSON (${(cause as Error).message}).`,
-        { cause },
-      )
-    }
-  }
+  const partsJson = parts ? toJson(parts, 'The content parts') : null
   const text = parts ? textOfParts(parts) : (content as string | null)
   const toolCalls = input.tool_calls == null ? null : encodeToolCalls(input.tool_calls)
 
