@@ -205,30 +205,12 @@ export function searchConformanceSuite(driver: DriverName): void {
 
     it('evicts low-importance, long-unused episodes first', async () => {
       const s = await store.createSession({ source: 'cli', userId: 'carol' })
-      const low = await store.addEpisode({
-        sessionId: s.id,
-        summary: 'low importance note',
-        importance: 1,
-        tokenCount: 100,
-      })
-      const midUnused = await store.addEpisode({
-        sessionId: s.id,
-        summary: 'mid unused',
-        importance: 5,
-        tokenCount: 100,
-      })
-      const midUsed = await store.addEpisode({
-        sessionId: s.id,
-        summary: 'mid used',
-        importance: 5,
-        tokenCount: 100,
-      })
-      const high = await store.addEpisode({
-        sessionId: s.id,
-        summary: 'high importance note',
-        importance: 9,
-        tokenCount: 100,
-      })
+      const episode = (summary: string, importance: number) =>
+        store.addEpisode({ sessionId: s.id, summary, importance, tokenCount: 100 })
+      const low = await episode('low importance note', 1)
+      const midUnused = await episode('mid unused', 5)
+      const midUsed = await episode('mid used', 5)
+      const high = await episode('high importance note', 9)
       await new Promise((r) => setTimeout(r, 5))
       await store.search('used', { userId: 'carol' })
       const total = (await store.getEpisodes(ids.alice)).length + 4
