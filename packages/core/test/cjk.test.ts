@@ -226,8 +226,8 @@ describe('index text in a real FTS5 table', () => {
         const sub = chars.slice(start, start + len).join('')
         const q = toMatchQuery(sub)
         if (q === null) {
-          // only separators
-          expect(sub.trim().replace(/[、。，！？]/g, '')).toBe('')
+          // only separators (spaces may sit between the punctuation, not only around it)
+          expect(sub.replace(/[\s、。，！？]/g, '')).toBe('')
           return
         }
         del.run()
