@@ -18,7 +18,7 @@ import { createClient } from '@libsql/client'
 import type { StorageDriver } from '../src/driver.ts'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { type MessageInput, openStore, type Store } from '../src/index.ts'
-import { parseSearchQuery, toMatchQuery } from '../src/search/query.ts'
+import { joinTerms, parseSearchQuery, toMatchQuery } from '../src/search/query.ts'
 import { decodeMessage, encodeMessage, MESSAGE_COLUMNS, type MessageRow } from '../src/store/message-codec.ts'
 import { hitQuery } from '../src/store/search.ts'
 import { type Dataset, Generator, queryWords, rng } from './data.ts'
@@ -509,9 +509,7 @@ const questions = Array.from({ length: 50 }, () => {
   return `what did we say about the ${words.join(' and the ')}?`
 })
 const plainOr = (q: string) => {
-  const match = parseSearchQuery(q)
-    .map((t) => t.fts)
-    .join(' OR ')
+  const match = joinTerms(parseSearchQuery(q), 'OR')
   const { sql, params = [] } = hitQuery('message', match, {}, 20)
   return oursRaw.prepare(sql).all(...params).length
 }

@@ -291,6 +291,11 @@ export function parseSearchQuery(userText: string, options: MatchQueryOptions = 
   return kept.slice(0, max)
 }
 
+/** Parsed terms as one MATCH expression: each term is already a quoted FTS5 string. */
+export function joinTerms(terms: readonly SearchTerm[], operator: 'AND' | 'OR'): string {
+  return terms.map((t) => t.fts).join(` ${operator} `)
+}
+
 /**
  * Turns any user text into a safe FTS5 MATCH expression, or null when nothing is searchable (empty,
  * whitespace, only punctuation/operators) — the store then returns [].
@@ -300,7 +305,7 @@ export function toMatchQuery(userText: string, options: MatchQueryOptions = {}):
   if (terms.length === 0) return null
   if (options.mode === 'all') {
     const primary = terms.filter((t) => t.primary)
-    return (primary.length > 0 ? primary : terms).map((t) => t.fts).join(' AND ')
+    return joinTerms(primary.length > 0 ? primary : terms, 'AND')
   }
-  return terms.map((t) => t.fts).join(' OR ')
+  return joinTerms(terms, 'OR')
 }

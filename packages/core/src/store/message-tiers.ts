@@ -1,4 +1,4 @@
-import type { SearchTerm } from '../search/query.ts'
+import { joinTerms, type SearchTerm } from '../search/query.ts'
 import type { StoreContext } from './context.ts'
 
 /** A term found in at least this many messages is common: ranking every message it is in would be slow. */
@@ -14,8 +14,7 @@ export const COMMON_TERM_MESSAGES = 2000
  * together fall short the OR of the common terms. With no common term this is the plain OR.
  */
 export async function messageTiers(ctx: StoreContext, terms: readonly SearchTerm[]): Promise<string[]> {
-  const or = (list: readonly SearchTerm[]) => list.map((t) => t.fts).join(' OR ')
-  if (terms.length < 2) return [or(terms)]
+  if (terms.length < 2) return [joinTerms(terms, 'OR')]
   const rare: SearchTerm[] = []
   const common: SearchTerm[] = []
   for (const term of terms) {
@@ -29,8 +28,8 @@ export async function messageTiers(ctx: StoreContext, terms: readonly SearchTerm
     ;((row?.n ?? 0) < COMMON_TERM_MESSAGES ? rare : common).push(term)
   }
   const tiers: string[] = []
-  if (rare.length > 0) tiers.push(or(rare))
-  if (common.length > 1) tiers.push(common.map((t) => t.fts).join(' AND '))
-  if (common.length > 0) tiers.push(or(common))
+  if (rare.length > 0) tiers.push(joinTerms(rare, 'OR'))
+  if (common.length > 1) tiers.push(joinTerms(common, 'AND'))
+  if (common.length > 0) tiers.push(joinTerms(common, 'OR'))
   return tiers
 }

@@ -1,7 +1,7 @@
 import type { SqlValue, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
-import { parseSearchQuery } from '../search/query.ts'
+import { joinTerms, parseSearchQuery } from '../search/query.ts'
 import type { Role, SearchHit, SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { messageTiers } from './message-tiers.ts'
@@ -116,7 +116,7 @@ export async function search(
   }
   const terms = parseSearchQuery(typeof query === 'string' ? query : '')
   if (terms.length === 0) return []
-  const match = terms.map((t) => t.fts).join(' OR ')
+  const match = joinTerms(terms, 'OR')
   const take = offset + limit
   const withEpisodes = (options.includeEpisodes ?? true) && options.role === undefined
   const episodeRows = withEpisodes
