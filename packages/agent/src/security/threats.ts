@@ -58,7 +58,7 @@ const INJECTION: Rule[] = [
     /\byou\s+are\s+(?:now|no\s+longer)\s+(?:an?\s+|the\s+|in\s+)?(?:(?:new|different|unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|free)\b|dan\b|developer\s+mode|bound\b|restricted\b|an?\s+ai\s+without|assistant\s+without)/i,
   ),
   rule(
-    'role hijack ("from now on you …")',
+    'role hijack (role-play, "from now on you …")',
     /\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant)\s+(?:are|will|must|should|shall)\b|\b(?:act|behave)\s+as\s+(?:if\s+you\s+(?:are|were)|an?\s+(?:unrestricted|unfiltered|jailbroken|evil))|\bpretend\s+(?:to\s+be|you\s+are)\b|\benable\s+(?:developer|god|dan)\s+mode\b|\bjailbreak\b/i,
   ),
   rule(
