@@ -215,9 +215,19 @@ class SessionSearch {
         if (at === -1) return [`> ${hit.role}: ${this.clip(flat(hit.snippet), clip)}`]
         return messages
           .slice(Math.max(0, at - radius), at + radius + 1)
-          .map((m) => `${m.id === hit.messageId ? '>' : ' '} ${m.role}: ${this.clip(messageText(m), clip)}`)
+          .map((m) =>
+            m.id === hit.messageId
+              ? `> ${m.role}: ${this.hitText(m, hit, clip)}`
+              : `  ${m.role}: ${this.clip(messageText(m), clip)}`,
+          )
       },
     }
+  }
+
+  /** The hit message whole when it fits, else the search snippet around the match. */
+  private hitText(message: StoredMessage, hit: SearchHit, clip: number): string {
+    const text = messageText(message)
+    return this.counter.countText(text) <= clip ? text : this.clip(flat(hit.snippet), clip)
   }
 
   async session(idOrPrefix: string, userId: string | undefined): Promise<string> {
