@@ -40,7 +40,14 @@ describe('MemoryFiles', () => {
     const result = await memory.apply('memory', [
       { action: 'add', content: 'The deploy script uses curl to fetch the changelog' },
     ])
-    expect(result).toMatchObject({ target: 'memory', changed: true, chars: 50, limit: 2200, entries: 1 })
+    expect(result).toMatchObject({
+      target: 'memory',
+      changed: true,
+      chars: 50,
+      limit: 2200,
+      entries: 1,
+      needsConsolidation: false,
+    })
     expect(result.summary).toBe('MEMORY.md: added 1 entry; now 50/2,200 chars (2%), 1 entry.')
     expect(readFileSync(config.memoryPath, 'utf8')).toBe(
       'The deploy script uses curl to fetch the changelog\n',
@@ -74,7 +81,11 @@ describe('MemoryFiles', () => {
     expect(snapshot.memory).toEqual({ chars: 1364, limit: 2200, entries: 2 })
     expect(snapshot.needsConsolidation).toBe(false)
 
-    await memory.apply('memory', [{ action: 'add', content: 'b'.repeat(650) }])
+    const write = await memory.apply('memory', [{ action: 'add', content: 'b'.repeat(650) }])
+    expect(write.needsConsolidation).toBe(true)
+    expect(write.summary).toBe(
+      'MEMORY.md: added 1 entry; now 2,017/2,200 chars (92%), 3 entries. Nearly full: consolidate (merge or remove entries) before adding more.',
+    )
     expect(snapshot.text).not.toContain('bbb')
     const next = await memory.snapshot()
     expect(next.text).toContain('b'.repeat(650))

@@ -43,6 +43,8 @@ export interface MemoryWriteResult extends MemoryUsage {
   target: MemoryTarget
   /** False when the batch changed nothing (e.g. an entry that was already there). */
   changed: boolean
+  /** Usage is now above `compactTriggerRatio`; the summary then asks to consolidate. */
+  needsConsolidation: boolean
   /** One short line for the model: what happened and the new usage. */
   summary: string
 }
@@ -147,13 +149,20 @@ export class MemoryFiles {
       const batch = applyOperations(state.entries, operations, limit, file)
       const changed = joinEntries(batch.entries) !== joinEntries(state.entries)
       if (changed) await writeFileAtomic(path, serializeEntries(batch.entries), stillHeld)
+      const entries = batch.entries.length
+      const needsConsolidation = batch.chars > limit * this.config.compactTriggerRatio
+      const usage = `${formatCount(batch.chars)}/${formatCount(limit)} chars (${percent(batch.chars, limit)}), ${entries} ${entries === 1 ? 'entry' : 'entries'}`
+      const nudge = needsConsolidation
+        ? ' Nearly full: consolidate (merge or remove entries) before adding more.'
+        : ''
       return {
         target,
         changed,
         chars: batch.chars,
         limit,
-        entries: batch.entries.length,
-        summary: `${file}: ${describeChanges(batch.changes)}; now ${formatCount(batch.chars)}/${formatCount(limit)} chars (${percent(batch.chars, limit)}), ${batch.entries.length} ${batch.entries.length === 1 ? 'entry' : 'entries'}.`,
+        entries,
+        needsConsolidation,
+        summary: `${file}: ${describeChanges(batch.changes)}; now ${usage}.${nudge}`,
       }
     })
   }
