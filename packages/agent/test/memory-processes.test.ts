@@ -8,6 +8,7 @@ import {
   killIfRunning,
   spawnProcess,
   TSX_LOADER,
+  waitForLine,
 } from '../../core/test/processes/spawn.ts'
 import { countChars, MemoryFiles, parseText } from '../src/index.ts'
 import { memoryConfig, tempDir } from './memory-helpers.ts'
@@ -24,17 +25,28 @@ const LIMIT = 2_200
 
 const dir = tempDir('engram-memory-processes-')
 
-function spawnWriter(folder: string, worker: number): Child {
-  const script = fileURLToPath(new URL('./processes/memory-writer.ts', import.meta.url))
-  return spawnProcess(process.execPath, [
-    '--import',
-    TSX_LOADER,
-    script,
-    folder,
-    String(LIMIT),
-    String(worker),
-    String(ENTRIES_PER_WORKER),
-  ])
+function spawnChild(script: string, args: string[]): Child {
+  const path = fileURLToPath(new URL(`./processes/${script}`, import.meta.url))
+  return spawnProcess(process.execPath, ['--import', TSX_LOADER, path, ...args])
+}
+
+const spawnWriter = (folder: string, worker: number) =>
+  spawnChild('memory-writer.ts', [folder, String(LIMIT), String(worker), String(ENTRIES_PER_WORKER)])
+
+/** Kills a writer stopped between its temp file and its rename: it leaves the lock and the temp file behind. */
+async function killMidWrite(folder: string): Promise<void> {
+  const staller = spawnChild('memory-staller.ts', [folder])
+  try {
+    await waitForLine(staller, (line) => line === 'stalled', 60_000)
+    staller.proc.kill('SIGKILL')
+    expect((await exitWithin(staller, 30_000)).signal).toBe('SIGKILL')
+  } finally {
+    killIfRunning(staller)
+  }
+  const left = readdirSync(folder)
+  expect(left).toContain('MEMORY.md.lock')
+  expect(left.some((name) => name.endsWith('.tmp'))).toBe(true)
+  expect(left).not.toContain('MEMORY.md')
 }
 
 const acknowledged = (child: Child) =>
@@ -45,8 +57,9 @@ const acknowledged = (child: Child) =>
     .map((line) => line.slice(4))
 
 describe('memory files under concurrent processes', () => {
-  it('8 writers, some killed with SIGKILL mid-write, lose no acknowledged entry and never tear the file or pass the cap', async () => {
+  it('a writer killed before its rename, then 8 writers of which 3 are killed with SIGKILL, lose no acknowledged entry and never tear the file or pass the cap', async () => {
     const folder = join(dir, 'shared')
+    await killMidWrite(folder)
     const children = Array.from({ length: WORKERS }, (_, worker) => spawnWriter(folder, worker))
     try {
       const killed = children.map((child, worker) => {
