@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { EngramError } from '@engram/core'
 import fc from 'fast-check'
 import lockfile from 'proper-lockfile'
 import { describe, expect, it } from 'vitest'
@@ -194,6 +195,28 @@ describe('MemoryFiles', () => {
     writeFileSync(`${dirname(config.memoryPath)}/.MEMORY.md.12345.deadbeef.tmp`, 'half a wri')
     await new MemoryFiles(config).apply('memory', [{ action: 'add', content: 'fact' }])
     expect(readdirSync(dirname(config.memoryPath))).toEqual(['MEMORY.md'])
+  })
+
+  it('explains paths it cannot read or write', async () => {
+    const config = memoryConfig(dir)
+    mkdirSync(config.memoryPath, { recursive: true })
+    const reading = await new MemoryFiles(config).snapshot().catch((e: unknown) => e)
+    expect(reading).toBeInstanceOf(EngramError)
+    expect(reading).toMatchObject({ code: 'INVALID_CONFIG' })
+    expect((reading as Error).message).toContain(
+      `Reading the memory file ${config.memoryPath} failed (EISDIR`,
+    )
+
+    const blocked = memoryConfig(dir)
+    mkdirSync(dirname(dirname(blocked.userPath)), { recursive: true })
+    writeFileSync(dirname(blocked.userPath), 'a file where the folder should be')
+    const writing = await new MemoryFiles(blocked)
+      .apply('user', [{ action: 'add', content: 'x' }])
+      .catch((e: unknown) => e)
+    expect(writing).toMatchObject({ code: 'INVALID_CONFIG' })
+    expect((writing as Error).message).toContain(
+      'Check that memory.memory_md_path and memory.user_md_path name files',
+    )
   })
 
   it('refuses an unknown target', async () => {
