@@ -10,27 +10,21 @@ import {
   runTool,
   schemaProblem,
 } from '../src/index.ts'
-import type { AgentTool, ToolContext, ToolParameters } from '../src/tools/tool.ts'
+import type { AgentTool, ToolContext } from '../src/tools/tool.ts'
 import { memoryConfig, tempDir } from './memory-helpers.ts'
 
 const dir = tempDir('engram-tools-')
 
-/**
- * The definitions as each SDK takes them; assigning them is the compile-time check of the shapes.
- * `ToolParameters` is an interface, which TypeScript does not match against the SDKs' index signatures; the
- * same fields as an object type (`AsObject`) it does.
- */
-type AsObject<T> = { [K in keyof T]: T[K] }
-const wire = (parameters: ToolParameters): AsObject<ToolParameters> => parameters
+/** The definitions as each SDK takes them; assigning them is the compile-time check of the shapes. */
 
 function asOpenAI(tool: AgentTool): ChatCompletionTool {
   return {
     type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: wire(tool.parameters) },
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   }
 }
 function asAnthropic(tool: AgentTool): AnthropicTool {
-  return { name: tool.name, description: tool.description, input_schema: wire(tool.parameters) }
+  return { name: tool.name, description: tool.description, input_schema: tool.parameters }
 }
 
 /** Nodes both providers accept: typed, arrays with items, objects with properties, no combinators. */

@@ -10,9 +10,10 @@ export interface ToolContext {
 
 /**
  * A JSON Schema for a tool's arguments, in the subset that both OpenAI function tools (`parameters`) and
- * Anthropic tools (`input_schema`) accept as they are: an object at the top level.
+ * Anthropic tools (`input_schema`) accept as they are: an object at the top level. A type alias, not an
+ * interface, so that it is assignable to the SDKs' index-signature types without a cast.
  */
-export interface ToolParameters {
+export type ToolParameters = {
   type: 'object'
   properties: Record<string, unknown>
   required?: string[]
