@@ -6,7 +6,7 @@ import { createOfflineModel, createOpenAIProvider, MemoryFiles, OFFLINE_MODEL_ID
 import { toolPairingProblems, world } from './agent-helpers.ts'
 import { tempDir } from './memory-helpers.ts'
 import { OPENAI_KEY } from './providers-helpers.ts'
-import { type LocalServer, type Reply, startServer } from './servers/http.ts'
+import { bodyOf, type LocalServer, type Reply, startServer } from './servers/http.ts'
 import { completionChunks, openaiAnswer } from './servers/openai.ts'
 
 const dir = tempDir()
@@ -199,7 +199,7 @@ describe('agent loop with the offline model', () => {
     const agent = w.agent(store, localOpenAI(server.origin))
     await agent.resume(session.id)
     await agent.run('are you there?')
-    const sent = (server.requests[0]?.body as { messages: ChatMessage[] }).messages
+    const sent = bodyOf<{ messages: ChatMessage[] }>(server, 0).messages
     expect(sent[0]).toEqual({ role: 'system', content: 'stored prompt' })
     expect(sent.slice(1)).toEqual([
       { role: 'user', content: 'save this' },
