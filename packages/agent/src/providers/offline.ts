@@ -13,9 +13,9 @@ const REMEMBER =
   /^\s*(?:please\s+|can you\s+)?(?:remember|note|keep in mind|save)(?:\s+that)?\s*[:,]?\s+(.+)$/is
 const REMEMBER_ZH = /^\s*(?:请|帮我)?(?:记住|记一下|记下)(?:一下)?[:：，,]?\s*(.+)$/s
 const PAST_QUESTION =
-  /\b(?:what|which|when|where|how|who|did)\b[^?\n]{0,80}?\b(?:i|we|you)\s+(?:say|said|tell|told|mention(?:ed)?|decide(?:d)?|use(?:d)?|discuss(?:ed)?|talk(?:ed)?|pick(?:ed)?|choose|chose)\b|\b(?:last time|previously|earlier|do you remember|remind me)\b|上次|之前|以前|还记得|说过|提过|聊过/i
+  /\b(?:i|we|you)\s+(?:said|told|mentioned|decided|used|discussed|talked|picked|chose)\b|\bdid\s+(?:i|we|you)\s+(?:say|tell|mention|decide|use|discuss|talk|pick|choose)\b|\b(?:last time|previously|earlier|do you remember|remind me)\b|上次|之前|以前|还记得|说过|提过|聊过/i
 const QUESTION = /[?？]\s*$|^\s*(?:what|which|who|where|when|how|do|does|is|are)\b|什么|哪|谁|吗\s*$/i
-const ABOUT_USER = /^\s*(?:i|my|i'm|i've)\b|^\s*我/i
+const ABOUT_USER = /^\s*(?:i|my|i'm|i've)\b|^\s*我(?!们)/i
 
 const HELP =
   'I am the offline model (no API key configured): I can save facts ("remember …" / "记住…"), answer from memory, and look up past conversations ("what did I say about …" / "上次…").'
