@@ -296,6 +296,8 @@ class EngramAgent implements Agent {
     this.#measured = null
     this.#sinceNudge = Math.min(this.#sinceNudge, this.#history.length)
     line(true, ` tokens_after=${result.report.tokensAfter} session=${child.id}`)
+    const after = result.report.tokensAfter
+    this.#lastContext = { tokens: after, window, ratio: after / window, compressed: true }
     return result.report
   }
 
