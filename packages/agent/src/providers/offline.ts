@@ -3,7 +3,7 @@ import type { ChatMessage, ToolCall } from '@engram/core'
 import { ENVIRONMENT, PREFERENCE } from '../agent/importance.ts'
 import { CONSOLIDATE_MARKER, NUDGE_MARKER } from '../agent/nudge-prompt.ts'
 import { isSummaryInstruction, offlineSummary } from './offline-summary.ts'
-import { bestMatch, clip, overlap, parseTranscript, tagged, termsOf } from './offline-text.ts'
+import { bestMatch, clip, overlap, parseTranscript, searchQuery, tagged, termsOf } from './offline-text.ts'
 import type { ChatRequest, ChatResult, ModelProvider } from './types.ts'
 
 /** The model id the offline model reports (stored on sessions and usage rows). */
@@ -144,12 +144,9 @@ function userTurn(request: ChatRequest, text: string): ChatResult['message'] {
     }
   }
   const terms = termsOf(text)
-  if (PAST_QUESTION.test(text) && hasTool(request, 'session_search') && terms.length > 0) {
-    return {
-      role: 'assistant',
-      content: null,
-      tool_calls: [call(request, 0, 'session_search', { query: terms.join(' ') })],
-    }
+  const query = searchQuery(text)
+  if (PAST_QUESTION.test(text) && hasTool(request, 'session_search') && query) {
+    return { role: 'assistant', content: null, tool_calls: [call(request, 0, 'session_search', { query })] }
   }
   if (QUESTION.test(text)) {
     const found = bestMatch(terms, memoryEntries(request.system))
