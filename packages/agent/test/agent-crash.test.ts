@@ -1,22 +1,14 @@
-import { fileURLToPath } from 'node:url'
 import { MISSING_RESULT_STUB } from '@engram/compressor'
 import type { ChatMessage } from '@engram/core'
 import { describe, expect, it } from 'vitest'
-import {
-  exitWithin,
-  killIfRunning,
-  spawnProcess,
-  TSX_LOADER,
-  waitForLine,
-} from '../../core/test/processes/spawn.ts'
+import { exitWithin, killIfRunning, waitForLine } from '../../core/test/processes/spawn.ts'
 import { createOpenAIProvider } from '../src/index.ts'
-import { toolPairingProblems, world } from './agent-helpers.ts'
+import { spawnAgentScript, toolPairingProblems, world } from './agent-helpers.ts'
 import { tempDir } from './memory-helpers.ts'
 import { bodyOf, startServer } from './servers/http.ts'
 import { openaiAnswer } from './servers/openai.ts'
 
 const dir = tempDir()
-const SCRIPT = fileURLToPath(new URL('./processes/agent-crash-child.ts', import.meta.url))
 
 describe('crash between a tool call and its result', () => {
   it('a SIGKILLed agent process resumes into a valid history: the lost result is repaired', async () => {
@@ -34,10 +26,7 @@ describe('crash between a tool call and its result', () => {
       }),
     ])
     try {
-      const child = spawnProcess(process.execPath, [
-        '--import',
-        TSX_LOADER,
-        SCRIPT,
+      const child = spawnAgentScript('agent-crash-child.ts', [
         w.dbPath,
         w.memory.memoryPath,
         w.memory.userPath,

@@ -1,7 +1,9 @@
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { type CompressorConfig, DEFAULT_COMPRESSOR_CONFIG } from '@engram/compressor'
 import { type ChatMessage, openStore, type Store } from '@engram/core'
 import { afterAll } from 'vitest'
+import { type Child, spawnProcess, TSX_LOADER } from '../../core/test/processes/spawn.ts'
 import type { EngramConfig, MemoryFilesConfig, ModelConfig } from '../src/config/types.ts'
 import { type CreateAgentOptions, createAgent, MemoryFiles, type ModelProvider } from '../src/index.ts'
 import { memoryConfig } from './memory-helpers.ts'
@@ -78,4 +80,10 @@ export function toolPairingProblems(messages: readonly ChatMessage[]): string[] 
     i = j - 1
   }
   return problems
+}
+
+/** Runs `processes/<script>` in a node process with tsx loaded (so a SIGKILL reaches the real worker). */
+export function spawnAgentScript(script: string, args: string[]): Child {
+  const path = fileURLToPath(new URL(`./processes/${script}`, import.meta.url))
+  return spawnProcess(process.execPath, ['--import', TSX_LOADER, path, ...args])
 }
