@@ -3,6 +3,7 @@
 // Model providers, the agent loop and the memory nudge (issue 9).
 export {
   type Agent,
+  type AgentConfig,
   type ContextReport,
   type CreateAgentOptions,
   createAgent,

@@ -4,11 +4,15 @@ import { type CompressorConfig, DEFAULT_COMPRESSOR_CONFIG } from '@engram/compre
 import { type ChatMessage, openStore, type Store } from '@engram/core'
 import { afterAll } from 'vitest'
 import { type Child, spawnProcess, TSX_LOADER } from '../../core/test/processes/spawn.ts'
-import type { EngramConfig, MemoryFilesConfig, ModelConfig } from '../src/config/types.ts'
-import { type CreateAgentOptions, createAgent, MemoryFiles, type ModelProvider } from '../src/index.ts'
+import type { MemoryFilesConfig, ModelConfig } from '../src/config/types.ts'
+import {
+  type AgentConfig,
+  type CreateAgentOptions,
+  createAgent,
+  MemoryFiles,
+  type ModelProvider,
+} from '../src/index.ts'
 import { memoryConfig } from './memory-helpers.ts'
-
-export type AgentConfig = Pick<EngramConfig, 'compressor' | 'nudge' | 'models'>
 
 export const MAIN_MODEL: ModelConfig = { modelId: 'gpt-local', maxTokens: 512, contextWindow: 128_000 }
 export const AUX_MODEL: ModelConfig = { modelId: 'claude-local', maxTokens: 600, contextWindow: 200_000 }
