@@ -119,12 +119,16 @@ export interface Agent {
   compressNow(): Promise<CompressionReport | null>
 }
 
-const wire = (message: ChatMessage): ChatMessage => {
-  const out: ChatMessage = { role: message.role, content: message.content }
-  if (message.tool_calls?.length) out.tool_calls = message.tool_calls
-  if (message.tool_call_id !== undefined) out.tool_call_id = message.tool_call_id
-  if (message.name !== undefined) out.name = message.name
-  return out
+/** Only the wire keys: stored rows also carry id, session, time and token count, which the APIs refuse. */
+function wire(message: ChatMessage): ChatMessage {
+  const { role, content, tool_calls, tool_call_id, name } = message
+  return {
+    role,
+    content,
+    ...(tool_calls?.length ? { tool_calls } : {}),
+    ...(tool_call_id === undefined ? {} : { tool_call_id }),
+    ...(name === undefined ? {} : { name }),
+  } as ChatMessage
 }
 
 const stderrLogger = (line: string) => process.stderr.write(`${line}\n`)
