@@ -61,7 +61,7 @@ export function maskKey(key: string): string {
 }
 
 /** Hints for credentials of the wrong kind: an OAuth token as an API key, or another vendor's key. */
-export function credentialHint(provider: Endpoint['provider'], key: string): string | null {
+function credentialHint(provider: Endpoint['provider'], key: string): string | null {
   if (key.startsWith('sk-ant-oat')) {
     return 'This is a Claude OAuth token (sk-ant-oat…, from a subscription login), not an API key: the API takes keys that start with sk-ant-api, created at console.anthropic.com.'
   }
@@ -118,7 +118,7 @@ function isModelNotFound(error: unknown, endpoint: Endpoint): boolean {
 }
 
 /** What to change in a base URL that answered 404 for the chat path. */
-export function baseUrlHint(endpoint: Pick<Endpoint, 'provider' | 'baseUrl'>): string {
+function baseUrlHint(endpoint: Pick<Endpoint, 'provider' | 'baseUrl'>): string {
   const url = new URL(endpoint.baseUrl)
   const path = url.pathname.replace(/\/+$/, '')
   const withPath = (p: string) => `${url.origin}${p}`
