@@ -13,7 +13,7 @@ import { type ChatMessage, EngramError, type Session, type Store, type StoredMes
 import type { EngramConfig, ModelConfig } from '../config/types.ts'
 import type { MemoryFiles } from '../memory/memory-files.ts'
 import { type CallObserver, createSummarizer, timedChat } from '../providers/auxiliary.ts'
-import { ProviderError } from '../providers/errors.ts'
+import { ProviderError, throwIfCancelled } from '../providers/errors.ts'
 import type { ChatResult, ModelProvider } from '../providers/types.ts'
 import { createMemoryTool } from '../tools/memory-tool.ts'
 import { runTool } from '../tools/run-tool.ts'
@@ -107,8 +107,9 @@ export interface Agent {
   readonly lastContext: ContextReport | null
   /**
    * Answers one user message: persists it, calls the model and the tools until a final answer or the step
-   * limit, and returns the answer. Starts a session when there is none. Throws the provider's error (after
-   * its retries) or the abort; what was persisted stays.
+   * limit, and returns the answer. Starts a session when there is none. Throws the provider's
+   * {@link ProviderError} (after its retries; code `ABORTED` when `signal` fired, wherever the run was);
+   * what was persisted stays. One run at a time per agent.
    */
   run(userText: string, options?: RunOptions): Promise<string>
   /** Continues a session (`latest`: the newest of this source and user) at the tip of its chain, with its stored prompt. */
@@ -150,6 +151,7 @@ class EngramAgent implements Agent {
   #tasks = 0
   #sinceNudge = 0
   #lastContext: ContextReport | null = null
+  #running = false
 
   constructor(options: CreateAgentOptions) {
     this.#options = options
@@ -391,12 +393,27 @@ class EngramAgent implements Agent {
   }
 
   async run(userText: string, options: RunOptions = {}): Promise<string> {
+    if (this.#running) {
+      throw new EngramError(
+        'INVALID_ARGUMENT',
+        'This agent is already answering: await run() before the next one (one run at a time per agent; use another agent for parallel conversations).',
+      )
+    }
+    this.#running = true
+    try {
+      return await this.#run(userText, options)
+    } finally {
+      this.#running = false
+    }
+  }
+
+  async #run(userText: string, options: RunOptions): Promise<string> {
     if (!this.#session) await this.newSession()
     await this.#append({ role: 'user', content: userText })
     const maxSteps = this.#options.maxSteps ?? DEFAULT_MAX_STEPS
     let answer: string | null = null
     for (let step = 0; step < maxSteps && answer === null; step++) {
-      options.signal?.throwIfAborted()
+      throwIfCancelled(options.signal)
       await this.#checkContext(false)
       const result = await this.#callModel(options)
       await this.#append(result.message)
@@ -411,7 +428,7 @@ class EngramAgent implements Agent {
         ...(options.signal ? { signal: options.signal } : {}),
       }
       for (const call of calls) {
-        options.signal?.throwIfAborted()
+        throwIfCancelled(options.signal)
         const output = await this.#callTool(call.function.name, call.function.arguments, context)
         await this.#append({ role: 'tool', tool_call_id: call.id, content: output })
       }

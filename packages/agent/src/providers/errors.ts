@@ -35,9 +35,12 @@ export class ProviderError extends Error {
   }
 }
 
-/** Throws `ABORTED` when `signal` has fired: an SDK stream cut by an abort ends quietly, as if complete. */
+/**
+ * Throws `ABORTED` when `signal` has fired, so every cancellation (of a run, a tool or a model call) reads
+ * the same; an SDK stream cut by an abort also ends quietly, as if complete, and is caught here.
+ */
 export function throwIfCancelled(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new ProviderError('ABORTED', 'The model call was cancelled.')
+  if (signal?.aborted) throw new ProviderError('ABORTED', 'Cancelled: the abort signal fired.')
 }
 
 /** Where a provider sends its calls; what its error messages talk about. */
@@ -166,7 +169,7 @@ export function toProviderError(error: unknown, endpoint: Endpoint): ProviderErr
     error instanceof Anthropic.APIUserAbortError ||
     (error as { name?: unknown }).name === 'AbortError'
   ) {
-    return new ProviderError('ABORTED', 'The model call was cancelled.', { cause: error })
+    return new ProviderError('ABORTED', 'Cancelled: the abort signal fired.', { cause: error })
   }
   if (
     error instanceof OpenAI.APIConnectionTimeoutError ||
