@@ -154,6 +154,32 @@ function maskedProxy(proxy: ProxySetting): string {
   return redactSecrets(proxy.url)
 }
 
+/** A failure with no HTTP status: an error event inside a stream, a malformed stream, or a refused request. */
+function withoutStatus(error: unknown, endpoint: Endpoint, said: string): ProviderError {
+  const where = `${endpoint.baseUrl}${endpoint.chatPath}`
+  if (error instanceof OpenAI.APIError || error instanceof Anthropic.APIError) {
+    return new ProviderError(
+      'SERVER_ERROR',
+      `${endpoint.provider}: ${where} sent an error in the middle of its answer (${said}). Retry; if it persists, the service is having trouble.`,
+      { cause: error },
+    )
+  }
+  if (error instanceof SyntaxError) {
+    return new ProviderError(
+      'BAD_RESPONSE',
+      `${endpoint.provider}: ${where} streamed malformed JSON (${said}).`,
+      {
+        cause: error,
+      },
+    )
+  }
+  return new ProviderError(
+    'BAD_REQUEST',
+    `${endpoint.provider}: the call to ${where} failed before an answer came (${said}).`,
+    { cause: error },
+  )
+}
+
 /**
  * Turns an SDK error (after the SDK's own retries) into a {@link ProviderError} whose message says what was
  * called, what went wrong and what to change. Never includes the key itself.
@@ -181,7 +207,7 @@ export function toProviderError(error: unknown, endpoint: Endpoint): ProviderErr
       { cause: error },
     )
   }
-  if (typeof status !== 'number') {
+  if (error instanceof OpenAI.APIConnectionError || error instanceof Anthropic.APIConnectionError) {
     const code = networkCode(error) ?? 'connection error'
     if (endpoint.proxy) {
       return new ProviderError(
@@ -196,6 +222,7 @@ export function toProviderError(error: unknown, endpoint: Endpoint): ProviderErr
       { cause: error },
     )
   }
+  if (typeof status !== 'number') return withoutStatus(error, endpoint, said)
   const options = { status, cause: error }
   if (status === 401) {
     const key = endpoint.apiKey
