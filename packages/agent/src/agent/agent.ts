@@ -213,14 +213,16 @@ class EngramAgent implements Agent {
     this.#compressor.guard.reset()
   }
 
+  /** A system prompt over a new snapshot of the memory files (read now, frozen for the session). */
+  async #freshSystemPrompt(): Promise<string> {
+    const snapshot = await this.#options.memory.snapshot()
+    const now = this.#options.now?.() ?? new Date()
+    return buildSystemPrompt({ snapshotText: snapshot.text, tools: this.#tools, now })
+  }
+
   async newSession(): Promise<Session> {
     if (this.#session) await this.#store.endSession(this.#session.id, NEW_SESSION_END_REASON)
-    const snapshot = await this.#options.memory.snapshot()
-    const systemPrompt = buildSystemPrompt({
-      snapshotText: snapshot.text,
-      tools: this.#tools,
-      now: (this.#options.now ?? (() => new Date()))(),
-    })
+    const systemPrompt = await this.#freshSystemPrompt()
     const session = await this.#store.createSession({
       source: this.#options.source,
       model: this.#options.provider.model,
@@ -259,12 +261,7 @@ class EngramAgent implements Agent {
     let systemPrompt = session.systemPrompt
     if (systemPrompt === null) {
       // A session written by another tool has no stored prompt: build one now and keep it from here on.
-      const snapshot = await this.#options.memory.snapshot()
-      systemPrompt = buildSystemPrompt({
-        snapshotText: snapshot.text,
-        tools: this.#tools,
-        now: (this.#options.now ?? (() => new Date()))(),
-      })
+      systemPrompt = await this.#freshSystemPrompt()
       await this.#store.setSystemPrompt(session.id, systemPrompt)
     }
     this.#reset(session, systemPrompt, await this.#store.getStoredMessages(session.id))
