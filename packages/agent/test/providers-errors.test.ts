@@ -92,15 +92,21 @@ describe.each(['openai', 'anthropic'] as const)('%s provider errors', (vendor) =
     expect(error.message).toContain(vendor === 'openai' ? `try ${server.origin}/api/v1` : 'adds /v1/messages')
   })
 
-  it('an unknown model id names the model and where to set it', async () => {
+  it.each([404, 400])('an unknown model id (%i) names the model and where to set it', async (status) => {
     server = await startServer([
       vendor === 'openai'
         ? openaiError(
-            404,
-            'The model `gpt-nope` does not exist or you do not have access to it.',
-            'model_not_found',
+            status,
+            status === 404
+              ? 'The model `gpt-nope` does not exist or you do not have access to it.'
+              : 'gpt-nope is not a valid model ID',
+            status === 404 ? 'model_not_found' : null,
           )
-        : anthropicError(404, 'not_found_error', 'model: claude-nope'),
+        : anthropicError(
+            status,
+            status === 404 ? 'not_found_error' : 'invalid_request_error',
+            'model: claude-nope',
+          ),
     ])
     const model = vendor === 'openai' ? 'gpt-nope' : 'claude-nope'
     const error = await rejectionOf(localProvider(vendor, server.origin, { model }).chat(ask))
