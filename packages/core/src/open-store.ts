@@ -37,7 +37,7 @@ async function assertFts5(driver: StorageDriver): Promise<void> {
  */
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
   const settings = resolveStoreSettings(options)
-  const driver = await connect(options).catch((error) => {
+  const driver = await connect(settings).catch((error) => {
     throw toEngramError(error, `Opening the database ${options.url ?? ''}`.trim())
   })
   return open(driver, settings)
@@ -60,5 +60,5 @@ async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Pro
     await driver.close().catch(() => undefined)
     throw toEngramError(error, 'Opening the store')
   }
-  return new Store(new StoreContext(driver, settings.retry))
+  return new Store(new StoreContext(driver, settings.retry, settings.busyTimeout))
 }
