@@ -7,6 +7,7 @@ export type EngramErrorCode =
   | 'DATABASE_PATH'
   | 'DATABASE_READONLY'
   | 'NOT_A_DATABASE'
+  | 'FOREIGN_DATABASE'
   | 'DATABASE_BUSY'
   | 'DATABASE_CORRUPT'
   | 'DATABASE_ERROR'
