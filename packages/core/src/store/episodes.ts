@@ -57,7 +57,7 @@ export async function getEpisodes(ctx: StoreContext, sessionId: string): Promise
   const rows = await ctx.read<SqlRow>(
     {
       sql: `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE session_id = ? ORDER BY id`,
-      params: [parse(args.sessionId, sessionId, 'Reading episodes')],
+      params: [args.checkSessionId(sessionId, 'Reading episodes')],
     },
     'Reading episodes',
   )

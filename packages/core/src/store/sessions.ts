@@ -71,7 +71,10 @@ export async function createSession(ctx: StoreContext, input: NewSession): Promi
 
 export async function getSession(ctx: StoreContext, id: string): Promise<Session | null> {
   const rows = await ctx.read<SessionRow>(
-    { sql: `${SESSION_SELECT} WHERE s.id = ?`, params: [parse(args.sessionId, id, 'Reading a session')] },
+    {
+      sql: `${SESSION_SELECT} WHERE s.id = ?`,
+      params: [args.checkSessionId(id, 'Reading a session')],
+    },
     'Reading a session',
   )
   return rows[0] ? decodeSession(rows[0]) : null
@@ -114,9 +117,14 @@ export async function listSessions(
 }
 
 export async function endSession(ctx: StoreContext, id: string, reason: string): Promise<void> {
-  parse(args.endReason, reason, 'Ending a session')
+  parse(args.endReason, reason, 'Ending a session', { field: 'the end reason' })
   const [result] = await ctx.write(
-    [{ sql: END_SESSION, params: [Date.now(), reason, parse(args.sessionId, id, 'Ending a session')] }],
+    [
+      {
+        sql: END_SESSION,
+        params: [Date.now(), reason, args.checkSessionId(id, 'Ending a session')],
+      },
+    ],
     'Ending a session',
   )
   if (result?.changes === 0 && !(await getSession(ctx, id))) throw sessionNotFound(id)
@@ -128,7 +136,10 @@ export async function setSystemPrompt(ctx: StoreContext, id: string, prompt: str
     [
       {
         sql: 'UPDATE sessions SET system_prompt = ? WHERE id = ?',
-        params: [parse(args.systemPrompt, prompt, action), parse(args.sessionId, id, action)],
+        params: [
+          parse(args.systemPrompt, prompt, action, { field: 'the system prompt' }),
+          args.checkSessionId(id, action),
+        ],
       },
     ],
     action,
@@ -148,7 +159,7 @@ export async function getLineage(ctx: StoreContext, id: string): Promise<Session
           WHERE c.depth < 10000
         )
         ${SESSION_SELECT} JOIN chain ON chain.id = s.id ORDER BY chain.depth DESC`,
-      params: [parse(args.sessionId, id, 'Reading the session lineage')],
+      params: [args.checkSessionId(id, 'Reading the session lineage')],
     },
     'Reading the session lineage',
   )
@@ -167,7 +178,7 @@ export async function resolveTip(ctx: StoreContext, id: string): Promise<string>
           FROM tip WHERE tip.id IS NOT NULL AND depth < 10000
         )
         SELECT id FROM tip WHERE id IS NOT NULL ORDER BY depth DESC LIMIT 1`,
-      params: [parse(args.sessionId, id, 'Resolving the session tip')],
+      params: [args.checkSessionId(id, 'Resolving the session tip')],
     },
     'Resolving the session tip',
   )
@@ -178,7 +189,7 @@ export async function resolveTip(ctx: StoreContext, id: string): Promise<string>
 export async function deleteSession(ctx: StoreContext, id: string): Promise<void> {
   const action = 'Deleting a session'
   const results = await ctx.write(
-    deleteSessionsStatements('SELECT ?', [parse(args.sessionId, id, action)]),
+    deleteSessionsStatements('SELECT ?', [args.checkSessionId(id, action)]),
     action,
   )
   if (results.at(-1)?.changes === 0) throw sessionNotFound(id)

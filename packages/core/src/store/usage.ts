@@ -7,7 +7,7 @@ import type { StoreContext } from './context.ts'
 /** The model_calls row and the session's running totals, written together. */
 export function usageStatements(sessionId: string, input: UsageRecord): Statement[] {
   const action = 'Recording model usage'
-  const id = parse(args.sessionId, sessionId, action)
+  const id = args.checkSessionId(sessionId, action)
   const record = parse(args.usageRecord, input, action)
   return [
     {
@@ -67,7 +67,7 @@ function add(totals: UsageTotals, row: UsageRow): void {
 
 /** Token and cost totals, overall and by purpose and model, for one session or the whole store. */
 export async function readUsage(ctx: StoreContext, sessionId?: string): Promise<UsageReport> {
-  if (sessionId !== undefined) parse(args.sessionId, sessionId, 'Reading usage')
+  if (sessionId !== undefined) args.checkSessionId(sessionId, 'Reading usage')
   const rows = await ctx.read<UsageRow>(
     {
       sql: `SELECT purpose, model, count(*) AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
