@@ -1,4 +1,4 @@
-import type { ChatMessage, ContentPart } from '@engram/core'
+import type { ChatMessage, ContentPart } from '@engram/core/types'
 import { countTokens } from 'gpt-tokenizer'
 
 /** Counts tokens the way a chat model sees them; every count the compressor makes goes through one. */

@@ -75,7 +75,9 @@ export function reliabilitySuite(driver: DriverName): void {
       await store.close()
       // libSQL's binding has no readonly option but takes SQLite's URI form.
       const connection =
-        driver === 'libsql' ? new LibsqlDatabase(`file:${path}?mode=ro`) : new Database(path, { readonly: true })
+        driver === 'libsql'
+          ? new LibsqlDatabase(`file:${path}?mode=ro`)
+          : new Database(path, { readonly: true })
       const readOnly = await openStoreWithDriver(
         syncSqliteDriver(driver, connection as unknown as SyncConnection, { localFile: true, remote: false }),
       )
