@@ -1,18 +1,18 @@
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type DriverName, openStore, type Store } from '../../src/index.ts'
-import { toMatchQuery } from '../../src/search/query.ts'
-import { COMMON_TERM_MESSAGES } from '../../src/store/message-tiers.ts'
-import { tempDbPath, tempDir } from '../helpers.ts'
+import { toMatchQuery } from '../search/query.ts'
+import { COMMON_TERM_MESSAGES } from '../store/message-tiers.ts'
+import type { Store } from '../store/store.ts'
+import type { Harness } from './harness.ts'
 
-/** store.search on a real database, run once per driver. */
-export function searchConformanceSuite(driver: DriverName): void {
-  const dir = tempDir(`engram-search-${driver}-`)
+/** store.search on a real database: ranking, filters, user scoping, CJK, episodes, megabyte rows. */
+export function searchSuite(h: Harness): void {
+  const driver = h.name
   let store: Store
   const ids = { alice: '', bob: '', cron: '' }
 
   beforeAll(async () => {
-    store = await openStore({ url: tempDbPath(dir), driver })
+    store = await h.open()
     const alice = await store.createSession({ source: 'cli', userId: 'alice' })
     const bob = await store.createSession({ source: 'telegram', userId: 'bob' })
     const cron = await store.createSession({ source: 'cron', userId: 'alice' })
@@ -230,11 +230,11 @@ export function searchConformanceSuite(driver: DriverName): void {
     const MB = 1024 * 1024
     const filler = 'lorem ipsum dolor 数据库 '
     const big = (bytes: number, tag: string) => `${tag} ${filler.repeat(Math.ceil(bytes / filler.length))}`
-    const path = tempDbPath(dir)
+    const path = h.path()
     let large: Store
 
     beforeAll(async () => {
-      large = await openStore({ url: path, driver })
+      large = await h.open(path)
       const s = await large.createSession({ source: 'cli', userId: 'dora' })
       await large.appendMessages(s.id, [
         { role: 'user', content: 'the normal question about lorem and the ops rota' },
