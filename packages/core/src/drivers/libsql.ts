@@ -6,6 +6,8 @@ import { type SyncConnection, syncSqliteDriver } from './sync-sqlite.ts'
 export interface LibsqlDriverOptions {
   /** A local file path or `:memory:`, or a remote url: `libsql://`, `http(s)://`, `ws(s)://`. */
   url: string
+  /** Opens an existing local file read-only: every write fails with SQLITE_READONLY. */
+  readonly?: boolean
   authToken?: string
   /** With a local file: the remote database this embedded replica syncs from. */
   syncUrl?: string
@@ -49,9 +51,11 @@ export function libsqlDriver(options: LibsqlDriverOptions): StorageDriver {
     authToken: options.authToken,
     syncPeriod: options.syncIntervalSeconds,
   }
+  // The binding has no read-only option but reads SQLite urls, whose path is percent-encoded.
+  const local = options.readonly ? `file:${path.replace(/[%?#]/g, encodeURIComponent)}?mode=ro` : path
   const db = options.syncUrl
     ? new Database(path, replica as ConstructorParameters<typeof Database>[1])
-    : new Database(path)
+    : new Database(local)
   return syncSqliteDriver('libsql', db as unknown as SyncConnection, {
     // An embedded replica manages its own file (libSQL syncs its WAL), so the store leaves its pragmas alone.
     localFile: path !== ':memory:' && options.syncUrl === undefined,
