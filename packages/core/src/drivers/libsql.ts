@@ -1,6 +1,7 @@
 import { createClient, type InStatement, type InValue, type ResultSet } from '@libsql/client'
 import Database from 'libsql'
 import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
+import { completeText } from './libsql-text.ts'
 import { type SyncConnection, syncSqliteDriver } from './sync-sqlite.ts'
 
 export interface LibsqlDriverOptions {
@@ -56,7 +57,7 @@ export function libsqlDriver(options: LibsqlDriverOptions): StorageDriver {
   const db = options.syncUrl
     ? new Database(path, replica as ConstructorParameters<typeof Database>[1])
     : new Database(local)
-  return syncSqliteDriver('libsql', db as unknown as SyncConnection, {
+  return syncSqliteDriver('libsql', completeText(db as unknown as SyncConnection), {
     // An embedded replica manages its own file (libSQL syncs its WAL), so the store leaves its pragmas alone.
     localFile: path !== ':memory:' && options.syncUrl === undefined,
     remote: options.syncUrl !== undefined,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import fc from 'fast-check'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { ENGRAM_APPLICATION_ID } from '../../src/database-identity.ts'
 import { betterSqlite3Driver } from '../../src/drivers/better-sqlite3.ts'
@@ -620,6 +621,50 @@ export function storeConformanceSuite(driver: DriverName): void {
       const store = await open(path)
       await store.close()
       expect(applicationId(path)).toBe(ENGRAM_APPLICATION_ID)
+    })
+  })
+
+  describe('text comes back as it went in', () => {
+    // Any code point, NULs often; ill-formed UTF-16 (lone surrogates) is a question of its own.
+    const text = fc
+      .string({
+        unit: fc.oneof(fc.constant('\0'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })),
+        maxLength: 300,
+      })
+      .filter((t) => t.isWellFormed())
+
+    it('keeps ids, prompts, titles, content and summaries byte for byte, NULs included', async () => {
+      const store = await open()
+      let n = 0
+      try {
+        await fc.assert(
+          fc.asyncProperty(text, text, text, async (a, b, c) => {
+            n += 1
+            const id = `${n}:${a}`
+            const userId = `u${b}`
+            await store.createSession({ id, source: `s${c}`, userId, title: b, systemPrompt: c })
+            expect(await store.getSession(id)).toMatchObject({
+              id,
+              userId,
+              title: b,
+              systemPrompt: c,
+              source: `s${c}`,
+            })
+            expect((await store.listSessions({ userId })).map((s) => s.id)).toContain(id)
+            await store.appendMessage(id, { role: 'user', content: a })
+            await store.setSystemPrompt(id, `${c}\0${a}`)
+            expect((await store.getMessages(id)).map((m) => m.content)).toEqual([a])
+            expect((await store.getSession(id))?.systemPrompt).toBe(`${c}\0${a}`)
+            const episode = await store.addEpisode({ sessionId: id, summary: `e${b}`, content: a })
+            expect(episode).toMatchObject({ sessionId: id, summary: `e${b}`, content: a })
+            expect((await store.getEpisodes(id)).map((e) => [e.summary, e.content])).toEqual([[`e${b}`, a]])
+          }),
+          { numRuns: 60 },
+        )
+        expect(n).toBeGreaterThanOrEqual(60)
+      } finally {
+        await store.close()
+      }
     })
   })
 }
