@@ -1,6 +1,7 @@
 import { createClient, type InStatement, type InValue, type ResultSet } from '@libsql/client'
 import Database from 'libsql'
 import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
+import { finalizingStatements } from './libsql-statements.ts'
 import { completeText } from './libsql-text.ts'
 import { type SyncConnection, syncSqliteDriver } from './sync-sqlite.ts'
 
@@ -57,9 +58,27 @@ export function libsqlDriver(options: LibsqlDriverOptions): StorageDriver {
   const db = options.syncUrl
     ? new Database(path, replica as ConstructorParameters<typeof Database>[1])
     : new Database(local)
-  return syncSqliteDriver('libsql', completeText(db as unknown as SyncConnection), {
+  const statements = finalizingStatements(completeText(db as unknown as SyncConnection))
+  const driver = syncSqliteDriver('libsql', statements.connection, {
     // An embedded replica manages its own file (libSQL syncs its WAL), so the store leaves its pragmas alone.
     localFile: path !== ':memory:' && options.syncUrl === undefined,
     remote: options.syncUrl !== undefined,
   })
+  const settlingErrors = async <T>(operation: () => Promise<T>): Promise<T> => {
+    try {
+      return await operation()
+    } catch (error) {
+      await statements.settle()
+      throw error
+    }
+  }
+  return {
+    ...driver,
+    execute: (statement) => settlingErrors(() => driver.execute(statement)),
+    batch: (batch) => settlingErrors(() => driver.batch(batch)),
+    close: async () => {
+      await driver.close()
+      await statements.settle()
+    },
+  }
 }

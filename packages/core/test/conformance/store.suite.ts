@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
@@ -9,6 +9,7 @@ import { betterSqlite3Driver } from '../../src/drivers/better-sqlite3.ts'
 import { type DriverName, EngramError, openStore, type Store, type ToolCall } from '../../src/index.ts'
 import { DEFAULT_MIGRATIONS_FOLDER, migrate } from '../../src/migrator.ts'
 import { tempDbPath, tempDir } from '../helpers.ts'
+import { exitWithin, killIfRunning, spawnScript, waitForLine } from '../processes/spawn.ts'
 
 const MIGRATION_COUNT: number = JSON.parse(
   readFileSync(join(DEFAULT_MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8'),
@@ -666,5 +667,92 @@ export function storeConformanceSuite(driver: DriverName): void {
         await store.close()
       }
     })
+  })
+
+  describe('after a busy error', () => {
+    it('every store operation works once another process has released its write lock', async () => {
+      const path = tempDbPath(dir)
+      const store = await open(path, { busyTimeout: 50, retry: { attempts: 1 } })
+      const holder = spawnScript('lock-holder.ts', [path, '2500'])
+      try {
+        const s = await store.createSession({ source: 'cli' })
+        await store.appendMessage(s.id, { role: 'user', content: 'before the lock' })
+        await store.addEpisode({ sessionId: s.id, summary: 'an episode before the lock' })
+        await waitForLine(holder, (line) => line === 'LOCKED', 60_000)
+        // Each of these stops on the lock, in autocommit statements and in transactions.
+        await expectCode(store.appendMessage(s.id, { role: 'user', content: 'during' }), 'DATABASE_BUSY')
+        await expectCode(store.createSession({ source: 'cli' }), 'DATABASE_BUSY')
+        await expectCode(store.rebuildSearchIndex(), 'DATABASE_BUSY')
+        await store.checkIntegrity().catch(() => undefined)
+        expect(await exitWithin(holder, 60_000), holder.describe()).toEqual({ code: 0, signal: null })
+
+        const t = await store.createSession({ source: 'cli', parentSessionId: s.id })
+        await store.appendMessages(t.id, [
+          { role: 'user', content: 'after the lock' },
+          { role: 'assistant', content: 'still writing' },
+        ])
+        await store.setSystemPrompt(t.id, 'prompt')
+        await store.recordUsage(t.id, { model: 'm', purpose: 'chat', inputTokens: 1, outputTokens: 2 })
+        await store.addEpisode({ sessionId: t.id, summary: 'an episode after the lock' })
+        await store.endSession(s.id, 'done')
+        const continued = await store.continueSession(t.id, {
+          endReason: 'compression',
+          messages: [{ role: 'user', content: 'next' }],
+        })
+        expect((await store.getMessages(t.id)).map((m) => m.content)).toEqual([
+          'after the lock',
+          'still writing',
+        ])
+        expect((await store.search('lock')).length).toBeGreaterThanOrEqual(3)
+        expect((await store.getLineage(continued.session.id)).map((x) => x.id)).toEqual([
+          s.id,
+          t.id,
+          continued.session.id,
+        ])
+        await store.rebuildSearchIndex()
+        expect((await store.checkIntegrity()).ok).toBe(true)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        expect(await store.pruneSessions({ olderThanDays: 0 })).toBe(2)
+        await store.deleteSession(continued.session.id)
+        await store.vacuum()
+        expect(await store.listSessions()).toEqual([])
+      } finally {
+        killIfRunning(holder)
+        await store.close()
+      }
+    }, 120_000)
+  })
+
+  describe('closing', () => {
+    const handlesOn = (path: string) =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(path)
+        } catch {
+          return false
+        }
+      }).length
+
+    it.skipIf(!existsSync('/proc/self/fd'))(
+      'releases every file handle and removes the -wal and -shm files, 50 times over',
+      async () => {
+        const path = tempDbPath(dir)
+        await (await open(path)).close()
+        expect(handlesOn(path)).toBe(0)
+        let opened = 0
+        for (let i = 0; i < 50; i++) {
+          const store = await open(path)
+          opened = Math.max(opened, handlesOn(path))
+          const s = await store.createSession({ source: 'cli' })
+          await store.appendMessage(s.id, { role: 'user', content: `cycle ${i}` })
+          expect((await store.search(`cycle`)).length).toBeGreaterThan(0)
+          await store.close()
+        }
+        expect(opened).toBeGreaterThan(0)
+        expect(handlesOn(path)).toBe(0)
+        expect([existsSync(`${path}-wal`), existsSync(`${path}-shm`)]).toEqual([false, false])
+      },
+      60_000,
+    )
   })
 }
