@@ -9,6 +9,8 @@ import { EngramError } from '../errors.ts'
 import { openStoreWithDriver } from '../open-store.ts'
 import type { Store } from '../store/store.ts'
 
+type StoreSettings = Parameters<typeof openStoreWithDriver>[1]
+
 /** How the store contract opens a driver: on a local SQLite file, created if missing. */
 export type DriverFactory = (
   path: string,
@@ -23,8 +25,8 @@ export interface Harness {
   driver: DriverFactory
   /** A new database path in `dir`. */
   path(): string
-  /** Opens a store on `path` (a new file by default) through the factory. */
-  open(path?: string): Promise<Store>
+  /** Opens a store on `path` (a new file by default) through the factory, with store settings if given. */
+  open(path?: string, settings?: StoreSettings): Promise<Store>
   /** Opens an existing file read-only through the factory. */
   openReadOnly(path: string): Promise<Store>
 }
@@ -39,7 +41,8 @@ export function harness(name: string, driver: DriverFactory): Harness {
     dir,
     driver,
     path,
-    open: async (file = path()) => openStoreWithDriver(await driver(file, { readOnly: false })),
+    open: async (file = path(), settings = {}) =>
+      openStoreWithDriver(await driver(file, { readOnly: false }), settings),
     openReadOnly: async (file) => openStoreWithDriver(await driver(file, { readOnly: true })),
   }
 }

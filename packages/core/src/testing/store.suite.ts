@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import fc from 'fast-check'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { ENGRAM_APPLICATION_ID } from '../database-identity.ts'
 import { DEFAULT_MIGRATIONS_FOLDER, migrate } from '../migrator.ts'
 import type { Store } from '../store/store.ts'
 import type { ToolCall } from '../types.ts'
-import { expectCode, type Harness } from './harness.ts'
+import { expectCode, type Harness, holdWriteLock } from './harness.ts'
 
 const MIGRATION_COUNT: number = JSON.parse(
   readFileSync(join(DEFAULT_MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8'),
@@ -599,5 +600,136 @@ export function storeSuite(h: Harness): void {
       await store.close()
       expect(applicationId(path)).toBe(ENGRAM_APPLICATION_ID)
     })
+  })
+
+  describe('text comes back as it went in', () => {
+    // Any code point, NULs often; ill-formed UTF-16 (lone surrogates) is a question of its own.
+    const text = fc
+      .string({
+        unit: fc.oneof(fc.constant('\0'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })),
+        maxLength: 300,
+      })
+      .filter((t) => !/[\uD800-\uDFFF]/u.test(t))
+
+    it('keeps ids, prompts, titles, content and summaries byte for byte, NULs included', async () => {
+      const store = await open()
+      let n = 0
+      try {
+        await fc.assert(
+          fc.asyncProperty(text, text, text, async (a, b, c) => {
+            n += 1
+            const id = `${n}:${a}`
+            const userId = `u${b}`
+            await store.createSession({ id, source: `s${c}`, userId, title: b, systemPrompt: c })
+            expect(await store.getSession(id)).toMatchObject({
+              id,
+              userId,
+              title: b,
+              systemPrompt: c,
+              source: `s${c}`,
+            })
+            expect((await store.listSessions({ userId })).map((s) => s.id)).toContain(id)
+            await store.appendMessage(id, { role: 'user', content: a })
+            await store.setSystemPrompt(id, `${c}\0${a}`)
+            expect((await store.getMessages(id)).map((m) => m.content)).toEqual([a])
+            expect((await store.getSession(id))?.systemPrompt).toBe(`${c}\0${a}`)
+            const episode = await store.addEpisode({ sessionId: id, summary: `e${b}`, content: a })
+            expect(episode).toMatchObject({ sessionId: id, summary: `e${b}`, content: a })
+            expect((await store.getEpisodes(id)).map((e) => [e.summary, e.content])).toEqual([[`e${b}`, a]])
+          }),
+          { numRuns: 60 },
+        )
+        expect(n).toBeGreaterThanOrEqual(60)
+      } finally {
+        await store.close()
+      }
+    })
+  })
+
+  describe('after a busy error', () => {
+    it('every store operation works once another process has released its write lock', async () => {
+      const path = h.path()
+      const store = await open(path, { busyTimeout: 50, retry: { attempts: 1 } })
+      let release: (() => Promise<void>) | undefined
+      try {
+        const s = await store.createSession({ source: 'cli' })
+        await store.appendMessage(s.id, { role: 'user', content: 'before the lock' })
+        await store.addEpisode({ sessionId: s.id, summary: 'an episode before the lock' })
+        release = await holdWriteLock(path)
+        // Each of these stops on the lock, in autocommit statements and in transactions.
+        await expectCode(store.appendMessage(s.id, { role: 'user', content: 'during' }), 'DATABASE_BUSY')
+        await expectCode(store.createSession({ source: 'cli' }), 'DATABASE_BUSY')
+        await expectCode(store.rebuildSearchIndex(), 'DATABASE_BUSY')
+        await store.checkIntegrity().catch(() => undefined)
+        await release()
+
+        const t = await store.createSession({ source: 'cli', parentSessionId: s.id })
+        await store.appendMessages(t.id, [
+          { role: 'user', content: 'after the lock' },
+          { role: 'assistant', content: 'still writing' },
+        ])
+        await store.setSystemPrompt(t.id, 'prompt')
+        await store.recordUsage(t.id, { model: 'm', purpose: 'chat', inputTokens: 1, outputTokens: 2 })
+        await store.addEpisode({ sessionId: t.id, summary: 'an episode after the lock' })
+        await store.endSession(s.id, 'done')
+        const continued = await store.continueSession(t.id, {
+          endReason: 'compression',
+          messages: [{ role: 'user', content: 'next' }],
+        })
+        expect((await store.getMessages(t.id)).map((m) => m.content)).toEqual([
+          'after the lock',
+          'still writing',
+        ])
+        expect((await store.search('lock')).length).toBeGreaterThanOrEqual(3)
+        expect((await store.getLineage(continued.session.id)).map((x) => x.id)).toEqual([
+          s.id,
+          t.id,
+          continued.session.id,
+        ])
+        await store.rebuildSearchIndex()
+        expect((await store.checkIntegrity()).ok).toBe(true)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        expect(await store.pruneSessions({ olderThanDays: 0 })).toBe(2)
+        await store.deleteSession(continued.session.id)
+        await store.vacuum()
+        expect(await store.listSessions()).toEqual([])
+      } finally {
+        await release?.()
+        await store.close()
+      }
+    }, 120_000)
+  })
+
+  describe('closing', () => {
+    const handlesOn = (path: string) =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(path)
+        } catch {
+          return false
+        }
+      }).length
+
+    it.skipIf(!existsSync('/proc/self/fd'))(
+      'releases every file handle and removes the -wal and -shm files, 50 times over',
+      async () => {
+        const path = h.path()
+        await (await open(path)).close()
+        expect(handlesOn(path)).toBe(0)
+        let opened = 0
+        for (let i = 0; i < 50; i++) {
+          const store = await open(path)
+          opened = Math.max(opened, handlesOn(path))
+          const s = await store.createSession({ source: 'cli' })
+          await store.appendMessage(s.id, { role: 'user', content: `cycle ${i}` })
+          expect((await store.search(`cycle`)).length).toBeGreaterThan(0)
+          await store.close()
+        }
+        expect(opened).toBeGreaterThan(0)
+        expect(handlesOn(path)).toBe(0)
+        expect([existsSync(`${path}-wal`), existsSync(`${path}-shm`)]).toEqual([false, false])
+      },
+      60_000,
+    )
   })
 }
