@@ -74,18 +74,22 @@ export function reliabilitySuite(h: Harness): void {
       await store.close()
     })
 
-    it('reports corrupted pages with the fix', async () => {
+    /** A closed database file of a few hundred pages of messages. */
+    async function filledFile(): Promise<string> {
       const path = h.path()
       const store = await open(path)
       const s = await store.createSession({ source: 'cli' })
-      await store.appendMessages(
-        s.id,
-        Array.from({ length: 400 }, (_, i) => ({
-          role: 'user' as const,
-          content: `message ${i} `.repeat(40),
-        })),
-      )
+      const rows = Array.from({ length: 400 }, (_, i) => ({
+        role: 'user' as const,
+        content: `row ${i} `.repeat(40),
+      }))
+      await store.appendMessages(s.id, rows)
       await store.close()
+      return path
+    }
+
+    it('reports corrupted pages with the fix', async () => {
+      const path = await filledFile()
       const pageSize = 4096
       const pages = statSync(path).size / pageSize
       expect(pages).toBeGreaterThan(20)
@@ -105,14 +109,7 @@ export function reliabilitySuite(h: Harness): void {
     })
 
     it('reports a truncated file with the fix, at open or in the report', async () => {
-      const path = h.path()
-      const store = await open(path)
-      const s = await store.createSession({ source: 'cli' })
-      await store.appendMessages(
-        s.id,
-        Array.from({ length: 300 }, (_, i) => ({ role: 'user' as const, content: `row ${i} `.repeat(50) })),
-      )
-      await store.close()
+      const path = await filledFile()
       truncateSync(path, Math.floor(statSync(path).size / 2))
       const opened = await open(path).then(
         (damaged) => damaged,
