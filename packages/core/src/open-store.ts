@@ -64,7 +64,8 @@ export function openStoreWithDriver(
 async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<Store> {
   try {
     await setBusyTimeout(driver, settings)
-    await assertEngramDatabase(driver, settings.migrationsFolder)
+    // A server's database is named by its url, and its header cannot be marked (see the migrator).
+    if (!driver.capabilities.remote) await assertEngramDatabase(driver, settings.migrationsFolder)
     await applyFilePragmas(driver, settings)
     await assertFts5(driver)
     await migrate(driver, settings.migrationsFolder)
