@@ -9,7 +9,7 @@ import { type ResolvedStoreSettings, resolveStoreSettings, type StoreOptions } f
 
 // A server, or an embedded replica's primary, owns its own settings (replicas refuse PRAGMAs). Foreign
 // keys are per connection and off by default in SQLite itself: deleting a session relies on them.
-async function setBusyTimeout(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
+async function setConnectionPragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
   if (driver.capabilities.remote) return
   await driver.execute({ sql: `PRAGMA busy_timeout = ${settings.busyTimeout}` })
   await driver.execute({ sql: 'PRAGMA foreign_keys = ON' })
@@ -63,7 +63,7 @@ export function openStoreWithDriver(
 
 async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<Store> {
   try {
-    await setBusyTimeout(driver, settings)
+    await setConnectionPragmas(driver, settings)
     // A server's database is named by its url, and its header cannot be marked (see the migrator).
     if (!driver.capabilities.remote) await assertEngramDatabase(driver, settings.migrationsFolder)
     await applyFilePragmas(driver, settings)
