@@ -1,16 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import {
-  type Child,
-  exitWithin,
-  killIfRunning,
-  spawnProcess,
-  TSX_LOADER,
-  waitForLine,
-} from '../../core/test/processes/spawn.ts'
+import { type Child, exitWithin, killIfRunning, waitForLine } from '../../core/test/processes/spawn.ts'
 import { countChars, MemoryFiles, parseText } from '../src/index.ts'
+import { spawnAgentScript } from './agent-helpers.ts'
 import { memoryConfig, tempDir } from './memory-helpers.ts'
 
 const WORKERS = 8
@@ -25,17 +18,12 @@ const LIMIT = 2_200
 
 const dir = tempDir('engram-memory-processes-')
 
-function spawnChild(script: string, args: string[]): Child {
-  const path = fileURLToPath(new URL(`./processes/${script}`, import.meta.url))
-  return spawnProcess(process.execPath, ['--import', TSX_LOADER, path, ...args])
-}
-
 const spawnWriter = (folder: string, worker: number) =>
-  spawnChild('memory-writer.ts', [folder, String(LIMIT), String(worker), String(ENTRIES_PER_WORKER)])
+  spawnAgentScript('memory-writer.ts', [folder, String(LIMIT), String(worker), String(ENTRIES_PER_WORKER)])
 
 /** Kills a writer stopped between its temp file and its rename: it leaves the lock and the temp file behind. */
 async function killMidWrite(folder: string): Promise<void> {
-  const staller = spawnChild('memory-staller.ts', [folder])
+  const staller = spawnAgentScript('memory-staller.ts', [folder])
   try {
     await waitForLine(staller, (line) => line === 'stalled', 60_000)
     staller.proc.kill('SIGKILL')
