@@ -55,6 +55,9 @@ export interface ContentionResult {
     soloMedianMs: number
     with8P95Ms: number
     with8MedianMs: number
+    /** Beside 8 busy-looping processes that do not touch the database: the CPU share alone. */
+    busy8P95Ms: number
+    busy8MedianMs: number
     errors: number
   }
   errorMessages: string[]
@@ -82,6 +85,7 @@ async function runOnce(
   variant: RetryVariant,
   reader: string | null,
   ms: number,
+  busyLoops = 0,
 ): Promise<OneRun> {
   const path = join(dir, 'contention.db')
   for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true })
@@ -91,10 +95,14 @@ async function runOnce(
     spawnBench('scale-writer.ts', [path, String(i), variant, String(ms), go]),
   )
   const readerChild = reader ? spawnBench('scale-reader.ts', [path, reader, String(ms), go]) : null
-  const all = readerChild ? [...children, readerChild] : children
+  const all = readerChild ? [...children, readerChild] : [...children]
   try {
     await Promise.all(all.map((c) => waitForLine(c, (line) => line === 'READY', 120_000)))
     writeFileSync(go, '')
+    const loops = Array.from({ length: busyLoops }, () =>
+      spawnProcess(process.execPath, ['-e', `const end = Date.now() + ${ms}; while (Date.now() < end);`]),
+    )
+    all.push(...loops)
     return {
       writers: await Promise.all(children.map((c) => lastJson<WriterReport>(c))),
       reader: readerChild ? await lastJson<ReaderReport>(readerChild) : null,
@@ -134,6 +142,7 @@ export async function runContention(
   const variants: RetryVariant[] = ['default', 'app-retry']
   const readerSolo: number[][] = []
   const readerWith8: number[][] = []
+  const readerBusy8: number[][] = []
   let readerErrors = 0
   for (let round = 0; round < rounds; round++) {
     for (const writers of rotate(WRITER_COUNTS, round)) {
@@ -147,14 +156,24 @@ export async function runContention(
         )
       }
     }
-    for (const writers of rotate([0, 8], round)) {
-      const { writers: reports, reader } = await runOnce(template, dir, writers, 'default', queriesFile, ms)
+    for (const setting of rotate(['solo', 'with8', 'busy8'] as const, round)) {
+      const writers = setting === 'with8' ? 8 : 0
+      const busy = setting === 'busy8' ? 8 : 0
+      const { writers: reports, reader } = await runOnce(
+        template,
+        dir,
+        writers,
+        'default',
+        queriesFile,
+        ms,
+        busy,
+      )
       if (!reader) throw new Error('the reader reported nothing')
-      ;(writers === 0 ? readerSolo : readerWith8).push(reader.latenciesMs)
+      ;({ solo: readerSolo, with8: readerWith8, busy8: readerBusy8 })[setting].push(reader.latenciesMs)
       readerErrors += reader.errors + reports.reduce((n, r) => n + r.errors, 0)
       errorMessages.push(...reader.errorMessages)
       log(
-        `contention round ${round + 1}: reader with ${writers} writers: p95 ${percentile(reader.latenciesMs, 95).toFixed(1)} ms over ${reader.latenciesMs.length} searches, ${reader.errors} errors`,
+        `contention round ${round + 1}: reader ${setting}: p95 ${percentile(reader.latenciesMs, 95).toFixed(1)} ms over ${reader.latenciesMs.length} searches, ${reader.errors} errors`,
       )
     }
   }
@@ -186,6 +205,8 @@ export async function runContention(
       soloMedianMs: p(readerSolo, 50),
       with8P95Ms: p(readerWith8, 95),
       with8MedianMs: p(readerWith8, 50),
+      busy8P95Ms: p(readerBusy8, 95),
+      busy8MedianMs: p(readerBusy8, 50),
       errors: readerErrors,
     },
     errorMessages: errorMessages.slice(0, 20),
