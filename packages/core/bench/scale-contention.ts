@@ -42,6 +42,9 @@ export interface ContentionRun {
   errors: number
   /** CPU time of the writers over their wall-clock time (1 = one core busy). */
   cpuCores: number
+  /** Share of appends that waited: took ≥ 1 ms, and ≥ 100 ms. */
+  over1Ms: number
+  over100Ms: number
 }
 
 export interface ContentionResult {
@@ -67,8 +70,9 @@ const script = (name: string) => fileURLToPath(new URL(name, import.meta.url))
 const spawnBench = (name: string, args: string[]): Child =>
   spawnProcess(process.execPath, ['--import', TSX_LOADER, script(name), ...args])
 
-async function lastJson<T>(child: Child): Promise<T> {
-  const exit = await exitWithin(child, 120_000)
+/** The last stdout line of a child that exited with 0, parsed as JSON. */
+export async function lastJson<T>(child: Child, timeoutMs = 120_000): Promise<T> {
+  const exit = await exitWithin(child, timeoutMs)
   if (exit.code !== 0) throw new Error(`A benchmark child failed.\n${child.describe()}`)
   return JSON.parse(child.stdout().trim().split('\n').at(-1) as string) as T
 }
@@ -127,6 +131,8 @@ function summarise(writers: number, variant: RetryVariant, reports: WriterReport
     maxMs: Math.max(...latencies),
     errors: reports.reduce((n, r) => n + r.errors, 0),
     cpuCores: reports.reduce((n, r) => n + r.cpuMs, 0) / (end - start),
+    over1Ms: latencies.filter((ms) => ms >= 1).length / latencies.length,
+    over100Ms: latencies.filter((ms) => ms >= 100).length / latencies.length,
   }
 }
 
@@ -180,7 +186,7 @@ export async function runContention(
   const summary = WRITER_COUNTS.flatMap((writers) =>
     variants.map((variant): ContentionRun => {
       const mine = runs.filter((r) => r.writers === writers && r.variant === variant)
-      const pick = (key: 'msgsPerSec' | 'p50Ms' | 'p95Ms' | 'maxMs' | 'cpuCores') =>
+      const pick = (key: 'msgsPerSec' | 'p50Ms' | 'p95Ms' | 'maxMs' | 'cpuCores' | 'over1Ms' | 'over100Ms') =>
         median(mine.map((r) => r[key]))
       return {
         writers,
@@ -191,6 +197,8 @@ export async function runContention(
         maxMs: pick('maxMs'),
         errors: mine.reduce((n, r) => n + r.errors, 0),
         cpuCores: pick('cpuCores'),
+        over1Ms: pick('over1Ms'),
+        over100Ms: pick('over100Ms'),
       }
     }),
   )

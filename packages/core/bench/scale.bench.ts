@@ -19,11 +19,11 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { openStore, type Store } from '../src/index.ts'
-import { exitWithin, spawnProcess, TSX_LOADER } from '../test/processes/spawn.ts'
+import { spawnProcess, TSX_LOADER } from '../test/processes/spawn.ts'
 import { queryWords } from './data.ts'
 import { bytesByObject, checkpoint, openRaw } from './raw.ts'
 import { lineChart } from './scale-charts.ts'
-import { type ContentionResult, runContention } from './scale-contention.ts'
+import { type ContentionResult, lastJson, runContention } from './scale-contention.ts'
 import { BIG_SESSION, BIG_SESSION_MESSAGES, Corpus, corpusPrefix, PER_SESSION } from './scale-corpus.ts'
 import { fmt, log, median, percentile, rotate, table } from './scale-stats.ts'
 
@@ -175,17 +175,19 @@ async function measureProbe(path: string) {
     peakRssKb: number
   }[] = []
   for (let i = 0; i < 3; i++) {
-    const child = spawnProcess(process.execPath, [
-      '--import',
-      TSX_LOADER,
-      join(benchDir, 'scale-probe.ts'),
-      path,
-      queriesFile,
-      String(i % 2),
-    ])
-    const exit = await exitWithin(child, 300_000)
-    if (exit.code !== 0) throw new Error(`The probe failed.\n${child.describe()}`)
-    runs.push(JSON.parse(child.stdout().trim().split('\n').at(-1) as string))
+    runs.push(
+      await lastJson(
+        spawnProcess(process.execPath, [
+          '--import',
+          TSX_LOADER,
+          join(benchDir, 'scale-probe.ts'),
+          path,
+          queriesFile,
+          String(i % 2),
+        ]),
+        300_000,
+      ),
+    )
   }
   const mb = (kb: number) => kb / 1024
   return {
@@ -373,7 +375,18 @@ function contentionTables(c: ContentionResult): string {
     table(
       `Contention: N processes appending to one file for ${c.durationMs} ms, median of ${c.rounds} rounds`,
       [
-        ['writers × retry', 'msgs/s', '÷ 1 process', 'p50 ms', 'p95 ms', 'max ms', 'CPU cores', 'errors'],
+        [
+          'writers × retry',
+          'msgs/s',
+          '÷ 1 process',
+          'p50 ms',
+          'p95 ms',
+          'max ms',
+          '≥1 ms',
+          '≥100 ms',
+          'CPU cores',
+          'errors',
+        ],
         ...c.summary.map((r) => [
           `${r.writers} × ${r.variant}`,
           fmt(r.msgsPerSec),

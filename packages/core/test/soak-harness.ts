@@ -7,16 +7,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import { openStore, type StoredMessage } from '../src/index.ts'
-import {
-  type Child,
-  exitWithin,
-  killIfRunning,
-  spawnProcess,
-  TSX_LOADER,
-  waitForLine,
-} from './processes/spawn.ts'
+import { type Child, exitWithin, killIfRunning, spawnScript, waitForLine } from './processes/spawn.ts'
 
 export const soakSessionId = (writer: number | string) => `soak-w${writer}`
 
@@ -46,10 +38,6 @@ export interface SoakReport {
 }
 
 const TOKEN = /tok\d+p\d+n\d+/g
-
-const script = (name: string) => fileURLToPath(new URL(`./processes/${name}`, import.meta.url))
-const spawnScript = (name: string, args: string[]): Child =>
-  spawnProcess(process.execPath, ['--import', TSX_LOADER, script(name), ...args])
 
 const ackFile = (dir: string, writer: number) => join(dir, `ack-${writer}.log`)
 
