@@ -394,6 +394,8 @@ function contentionTables(c: ContentionResult): string {
           fmt(r.p50Ms, 2),
           fmt(r.p95Ms, 2),
           fmt(r.maxMs, 1),
+          `${fmt((r.over1Ms ?? Number.NaN) * 100, 1)}%`,
+          `${fmt((r.over100Ms ?? Number.NaN) * 100, 2)}%`,
           fmt(r.cpuCores, 2),
           String(r.errors),
         ]),
