@@ -89,6 +89,8 @@ interface SizeResult {
   search: Record<string, { medianMs: number; p95Ms: number; maxMs: number }>
   medianVsFloor: number
   chinese: { answered: number; topHitContainsWord: number; of: number }
+  /** Median rows matched by the fastest and the slowest tenth of the queries (floor timings). */
+  matches: { fastestTenth: number; slowestTenth: number; slowestTenthMs: number; usPerMatchOfSlowest: number }
   english: { answered: number; of: number }
   open: { medianMs: number; secondMedianMs: number; floorMedianMs: number; runs: number[] }
   rss: { baseMb: number; afterOpenMb: number; peakMb: number }
@@ -140,6 +142,22 @@ async function measureSearch(path: string) {
     if (hits.length > 0) chinese.answered++
     if (hits[0] && String(contentOf.get(hits[0].messageId)).includes(q)) chinese.topHitContainsWord++
   }
+  // Profile of the slow tail: how many rows the slowest and the fastest tenth of the queries match (a
+  // ranked query scores every matching row before it can return the best 20).
+  const countMatches = raw.prepare('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?').pluck()
+  const byTime = queries
+    .map(({ q, zh }, qi) => ({
+      ms: median(times.floor?.[qi] ?? []),
+      matches: countMatches.get(term(q, zh)) as number,
+    }))
+    .sort((a, b) => a.ms - b.ms)
+  const tenth = Math.max(1, Math.floor(byTime.length / 10))
+  const matches = {
+    fastestTenth: median(byTime.slice(0, tenth).map((x) => x.matches)),
+    slowestTenth: median(byTime.slice(-tenth).map((x) => x.matches)),
+    slowestTenthMs: median(byTime.slice(-tenth).map((x) => x.ms)),
+    usPerMatchOfSlowest: median(byTime.slice(-tenth).map((x) => (x.ms * 1000) / Math.max(1, x.matches))),
+  }
   await oursStore.close()
   await defaultStore.close()
   raw.close()
@@ -148,7 +166,7 @@ async function measureSearch(path: string) {
     return { medianMs: median(perQuery), p95Ms: percentile(perQuery, 95), maxMs: Math.max(...perQuery) }
   }
   const search = Object.fromEntries(SEARCH_VARIANTS.map((v) => [v, stat(v)]))
-  return { search, chinese, english }
+  return { search, chinese, english, matches }
 }
 
 function measureBytes(path: string, messages: number) {
@@ -250,7 +268,7 @@ async function runScale(): Promise<SizeResult[]> {
     await store.close() // checkpoints; the measurements below use their own connections
     log(`size ${fmt(size)}: built (${fmt(buildMsgsPerSec)} msgs/s); measuring`)
     const bytes = measureBytes(path, corpus.size)
-    const { search, chinese, english } = await measureSearch(path)
+    const { search, chinese, english, matches } = await measureSearch(path)
     const probe = await measureProbe(path)
     const restoreSessions = [{ id: corpus.sampleSession, messages: PER_SESSION, reps: 20 }]
     if (corpus.hasBigSession)
@@ -265,6 +283,7 @@ async function runScale(): Promise<SizeResult[]> {
       medianVsFloor: (search.ours?.medianMs ?? Number.NaN) / (search.floor?.medianMs ?? Number.NaN),
       chinese,
       english,
+      matches,
       ...probe,
       restore,
     }
@@ -302,6 +321,18 @@ function scaleTables(results: SizeResult[]): string {
           'all',
         ],
         ['English queries answered', ...results.map((r) => `${r.english.answered}/${r.english.of}`), ''],
+        [
+          'rows matched: fastest / slowest tenth of queries',
+          ...results.map((r) =>
+            r.matches ? `${fmt(r.matches.fastestTenth)} / ${fmt(r.matches.slowestTenth)}` : '—',
+          ),
+          '',
+        ],
+        [
+          'floor µs per matched row, slowest tenth',
+          ...results.map((r) => (r.matches ? fmt(r.matches.usPerMatchOfSlowest, 2) : '—')),
+          '',
+        ],
       ],
     ),
     table('Size on disk after wal_checkpoint(TRUNCATE)', [
