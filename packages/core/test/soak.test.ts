@@ -11,6 +11,9 @@ describe('soak: 8 writers killed at random, a reader, pruning and index rebuilds
       durationMs: 12_000,
       maxKillIntervalMs: 600,
     })
+    console.log(
+      `soak: ${report.acknowledged} acknowledged (+${report.unacknowledged} committed unacknowledged), ${report.kills} kills, ${report.reader.searches} searches, ${report.maintenance.pruned} sessions pruned, ${report.maintenance.rebuilds} index rebuilds`,
+    )
     expect(report.problems).toEqual([])
     expect(report.kills).toBeGreaterThan(5)
     expect(report.acknowledged).toBeGreaterThan(200)
