@@ -1,9 +1,9 @@
 /**
  * Hand-rolled SVG line charts for the scale benchmark: one or more series of (x, y) points, optional
- * logarithmic x axis, ticks, grid and a legend. No dependency; the output is a standalone .svg file.
+ * logarithmic x axis, ticks, grid, a legend and a <title> for screen readers. No dependency; the output is a standalone .svg file.
  */
 
-export interface Series {
+interface Series {
   name: string
   points: readonly (readonly [number, number])[]
   /** Draw dashed (for floors and targets). */
@@ -51,6 +51,7 @@ export function lineChart(spec: ChartSpec): string {
   const py = (y: number) => H - M.bottom - (y / y1) * (H - M.top - M.bottom)
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+    `<title>${esc(spec.title)}</title>`,
     `<rect width="${W}" height="${H}" fill="white"/>`,
     `<text x="${W / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${esc(spec.title)}</text>`,
   ]

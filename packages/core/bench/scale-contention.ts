@@ -30,9 +30,9 @@ export const VARIANT_OPTIONS: Record<RetryVariant, StoreOptions> = {
   'app-retry': { busyTimeout: 0, retry: { attempts: 1_000_000, minDelayMs: 0, maxDelayMs: 2 } },
 }
 
-export const WRITER_COUNTS = [1, 2, 4, 8] as const
+const WRITER_COUNTS = [1, 2, 4, 8] as const
 
-export interface ContentionRun {
+interface ContentionRun {
   writers: number
   variant: RetryVariant
   msgsPerSec: number

@@ -5,7 +5,7 @@
  *   pnpm bench:scale                          10k, 100k, 1M, then contention (several minutes)
  *   pnpm bench:scale --sizes 10k,100k         quick run
  *   --rounds N                                interleaved rounds (default 3 for search, 2 for contention)
- *   --no-contention / --only-contention       skip one part
+ *   --no-contention / --only-contention       skip one part (both: redraw and reprint from the JSON)
  *   --contention-ms N                         how long each contention run writes (default 3000)
  *
  * Prints tables, writes bench/scale-results.json and bench/charts/*.svg. Every latency is reported next to

@@ -1,4 +1,5 @@
 import { type ConnectionOptions, connect } from './connection.ts'
+import { assertEngramDatabase } from './database-identity.ts'
 import type { StorageDriver } from './driver.ts'
 import { EngramError, toEngramError } from './errors.ts'
 import { migrate } from './migrator.ts'
@@ -6,12 +7,21 @@ import { StoreContext } from './store/context.ts'
 import { Store } from './store/store.ts'
 import { type ResolvedStoreSettings, resolveStoreSettings, type StoreOptions } from './store-options.ts'
 
-async function applyPragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
-  // A server, or an embedded replica's primary, owns its own settings (replicas refuse PRAGMAs).
+// A server, or an embedded replica's primary, owns its own settings (replicas refuse PRAGMAs). Foreign
+// keys are per connection and off by default in SQLite itself: deleting a session relies on them.
+async function setConnectionPragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
   if (driver.capabilities.remote) return
   await driver.execute({ sql: `PRAGMA busy_timeout = ${settings.busyTimeout}` })
+  await driver.execute({ sql: 'PRAGMA foreign_keys = ON' })
+}
+
+// Changes the file: only after assertEngramDatabase found it is ours.
+async function applyFilePragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
   if (!driver.capabilities.localFile) return
-  await driver.execute({ sql: `PRAGMA journal_mode = ${settings.journalMode}` })
+  // Set only when it differs: changing it writes to the file, which a read-only connection cannot.
+  const { rows } = await driver.execute<{ journal_mode: string }>({ sql: 'PRAGMA journal_mode' })
+  if (rows[0]?.journal_mode.toUpperCase() !== settings.journalMode)
+    await driver.execute({ sql: `PRAGMA journal_mode = ${settings.journalMode}` })
   await driver.execute({ sql: `PRAGMA synchronous = ${settings.synchronous}` })
 }
 
@@ -37,7 +47,7 @@ async function assertFts5(driver: StorageDriver): Promise<void> {
  */
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
   const settings = resolveStoreSettings(options)
-  const driver = await connect(options).catch((error) => {
+  const driver = await connect(settings).catch((error) => {
     throw toEngramError(error, `Opening the database ${options.url ?? ''}`.trim())
   })
   return open(driver, settings)
@@ -53,12 +63,15 @@ export function openStoreWithDriver(
 
 async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<Store> {
   try {
-    await applyPragmas(driver, settings)
+    await setConnectionPragmas(driver, settings)
+    // A server's database is named by its url, and its header cannot be marked (see the migrator).
+    if (!driver.capabilities.remote) await assertEngramDatabase(driver, settings.migrationsFolder)
+    await applyFilePragmas(driver, settings)
     await assertFts5(driver)
     await migrate(driver, settings.migrationsFolder)
   } catch (error) {
     await driver.close().catch(() => undefined)
     throw toEngramError(error, 'Opening the store')
   }
-  return new Store(new StoreContext(driver, settings.retry))
+  return new Store(new StoreContext(driver, settings.retry, settings.busyTimeout))
 }

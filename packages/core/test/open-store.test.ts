@@ -1,22 +1,16 @@
-import { existsSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
-import {
-  EngramError,
-  openStore,
-  openStoreWithDriver,
-  type StorageDriver,
-  storeOptionsFromToml,
-} from '../src/index.ts'
+import { EngramError, openStore, openStoreWithDriver, type StorageDriver } from '../src/index.ts'
 import { driversUnderTest, tempDbPath, tempDir } from './helpers.ts'
 
 const dir = tempDir()
 
-/** A real better-sqlite3 connection that answers like an SQLite build compiled without FTS5. */
-function withoutFts5(inner: StorageDriver): StorageDriver {
+/** A real better-sqlite3 connection that refuses the statements `refused` matches, as `message` says. */
+function refusing(inner: StorageDriver, refused: RegExp, message: string): StorageDriver {
   const refuse = (sql: string) => {
-    if (/\bfts5\b/i.test(sql))
-      throw Object.assign(new Error('no such module: fts5'), { code: 'SQLITE_ERROR' })
+    if (refused.test(sql)) throw Object.assign(new Error(message), { code: 'SQLITE_ERROR' })
   }
   return {
     ...inner,
@@ -31,6 +25,15 @@ function withoutFts5(inner: StorageDriver): StorageDriver {
   }
 }
 
+/** Answers like an SQLite build compiled without FTS5. */
+const withoutFts5 = (inner: StorageDriver) => refusing(inner, /\bfts5\b/i, 'no such module: fts5')
+
+/** Answers like a libSQL server: remote, refusing PRAGMAs that set a value. */
+const asLibsqlServer = (inner: StorageDriver): StorageDriver => ({
+  ...refusing(inner, /PRAGMA\s+\w+\s*=/i, 'SQL_PARSE_ERROR: unsupported statement'),
+  capabilities: { localFile: false, remote: true },
+})
+
 describe('openStore', () => {
   it('says clearly when SQLite has no FTS5, and creates nothing', async () => {
     const path = tempDbPath(dir)
@@ -43,7 +46,37 @@ describe('openStore', () => {
     await store.close()
   })
 
+  it('migrates a remote database whose server refuses PRAGMAs that set a value, leaving its header alone', async () => {
+    const path = tempDbPath(dir)
+    const store = await openStoreWithDriver(asLibsqlServer(betterSqlite3Driver({ path })))
+    const s = await store.createSession({ source: 'remote' })
+    await store.appendMessage(s.id, { role: 'user', content: 'stored on the server' })
+    expect((await store.search('server')).length).toBe(1)
+    await store.close()
+    const reopened = await openStoreWithDriver(asLibsqlServer(betterSqlite3Driver({ path })))
+    expect((await reopened.getMessages(s.id)).map((m) => m.content)).toEqual(['stored on the server'])
+    await reopened.close()
+  })
+
   for (const driver of driversUnderTest()) {
+    it(`refuses a directory and a path under a plain file (${driver})`, async () => {
+      const refuse = async (url: string) => {
+        const error = await openStore({ url, driver }).catch((e) => e)
+        expect(error).toBeInstanceOf(EngramError)
+        expect(error.code).toBe('DATABASE_PATH')
+      }
+      await refuse(dir)
+      const notADir = join(dir, `plain-file-${driver}`)
+      writeFileSync(notADir, 'x')
+      await refuse(join(notADir, 'engram.db'))
+    })
+
+    it(`creates the folder of a new database file (${driver})`, async () => {
+      const store = await openStore({ url: join(dir, `nested-${driver}`, 'deeper', 'engram.db'), driver })
+      expect(await store.listSessions()).toEqual([])
+      await store.close()
+    })
+
     it(`keeps a :memory: database for the life of the store (${driver})`, async () => {
       const store = await openStore({ url: ':memory:', driver })
       const s = await store.createSession({ source: 'cli' })
@@ -76,6 +109,8 @@ describe('openStore', () => {
       [{ journalMode: 'WAL; DROP TABLE sessions' as never }, /journalMode must be one of WAL/],
       [{ synchronous: 'sometimes' as never }, /synchronous must be one of/],
       [{ retry: { attempts: 0 } }, /retry.attempts/],
+      [{ driver: 'sqlite3' as never }, /driver must be one of better-sqlite3, libsql \(got "sqlite3"\)/],
+      [{ busyTimeout: Number.NaN }, /busyTimeout/],
     ]
     for (const [options, message] of cases) {
       const error = await openStore({ url: path, ...options }).catch((e) => e)
@@ -83,37 +118,5 @@ describe('openStore', () => {
       expect(error.message).toMatch(message)
     }
     expect(existsSync(path)).toBe(false)
-  })
-})
-
-describe('storeOptionsFromToml', () => {
-  const articles = {
-    db_path: '',
-    journal_mode: 'WAL',
-    synchronous: 'NORMAL',
-    busy_timeout: 1000,
-    fts_enabled: true,
-  }
-
-  it("reads the articles' [hermes.storage] table and opens a store with it", async () => {
-    const path = tempDbPath(dir)
-    const options = storeOptionsFromToml({
-      ...articles,
-      db_path: path,
-      synchronous: 'full',
-      busy_timeout: 2500,
-    })
-    expect(options).toEqual({ url: path, journalMode: 'WAL', synchronous: 'FULL', busyTimeout: 2500 })
-    const store = await openStore(options)
-    await store.close()
-    expect(existsSync(`${path}`)).toBe(true)
-  })
-
-  it('refuses unknown keys, wrong types and fts_enabled = false, naming the key', () => {
-    expect(() => storeOptionsFromToml({ db_pth: 'x' })).toThrow(/hermes.storage.db_pth is not a known key/)
-    expect(() => storeOptionsFromToml({ busy_timeout: '1000' })).toThrow(/hermes.storage.busy_timeout/)
-    expect(() => storeOptionsFromToml({ journal_mode: 'wall' })).toThrow(/hermes.storage.journal_mode/)
-    expect(() => storeOptionsFromToml({ db_path: 7 })).toThrow(/hermes.storage.db_path/)
-    expect(() => storeOptionsFromToml({ fts_enabled: false })).toThrow(/fts_enabled/)
   })
 })

@@ -1,13 +1,21 @@
+import type { z } from 'zod'
 import type { SqlValue, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
-import { joinTerms, parseSearchQuery } from '../search/query.ts'
-import type { Role, SearchHit, SearchOptions } from '../types.ts'
+import { joinTerms, parseSearchQuery, type SearchTerm } from '../search/query.ts'
+import { EXCERPT_CHARS, excerptSnippet, SNIPPET_MARKS } from '../search/snippet.ts'
+import type { Page, Role, SearchHit, SearchOptions } from '../types.ts'
+import { parse } from '../validation.ts'
+import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
+import { decodeCursor, encodeCursor } from './cursor.ts'
+import { countEpisodeHits } from './episodes.ts'
 import { messageTiers } from './message-tiers.ts'
-import { checkPaging } from './paging.ts'
 
 const SNIPPET_TOKENS = 32
+// FTS5's snippet() scores every match against every other (quadratic: 6 ms for a 16 KB row, minutes for
+// 10 MB), so only rows of up to this many bytes get it; longer rows get an excerpt snippet (linear).
+const FTS5_SNIPPET_MAX_BYTES = 1024
 
 interface HitRow {
   session_id: string
@@ -15,7 +23,10 @@ interface HitRow {
   role: Role | 'episode'
   timestamp: number
   source: string
-  snippet: string
+  /** FTS5's snippet, for a short row. */
+  snippet: string | null
+  /** The start of a long row, for an excerpt snippet. */
+  excerpt: string | null
   score: number
 }
 
@@ -66,16 +77,29 @@ export function hitQuery(
   match: string,
   options: SearchOptions,
   take: number,
+  after?: After,
 ): Statement {
   const fts = kind === 'message' ? 'messages_fts' : 'episodes_fts'
   const table = kind === 'message' ? 'messages' : 'episodes'
   const time = kind === 'message' ? 't.timestamp' : 't.created_at'
   const filters = sessionFilters(options, time)
   if (kind === 'message') filters.addIn('t.role', asList(options.role))
-  const order = ORDER[options.sort ?? 'relevance']
+  const sort = options.sort ?? 'relevance'
+  const keyset = sort === 'relevance' ? undefined : keysetFilter(kind, time, sort, after)
+  if (keyset) filters.add(keyset.where, ...keyset.params)
+  const order = ORDER[sort]
+  // The indexed text, as the FTS table's content view defines it. octet_length() of a bare column reads
+  // the record header only, where length() of an expression would load megabytes.
+  const text = kind === 'message' ? 't.content' : 't.summary'
+  const body = `coalesce(t.search_text, ${text}, '')`
+  const bytes = `CASE WHEN t.search_text IS NULL THEN octet_length(${text}) ELSE octet_length(t.search_text) END`
+  const short = `coalesce(${bytes}, 0) <= ${FTS5_SNIPPET_MAX_BYTES}`
+  const { open, close, ellipsis } = SNIPPET_MARKS
   return {
     sql: `SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role, ${time} AS timestamp,
-        s.source, snippet(${fts}, 0, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet, -rank AS score
+        s.source, -rank AS score,
+        CASE WHEN ${short} THEN snippet(${fts}, 0, '${open}', '${close}', '${ellipsis}', ${SNIPPET_TOKENS}) END AS snippet,
+        CASE WHEN NOT ${short} THEN substr(${body}, 1, ${EXCERPT_CHARS}) END AS excerpt
       FROM ${fts} JOIN ${table} t ON t.id = ${fts}.rowid JOIN sessions s ON s.id = t.session_id
       WHERE ${fts} MATCH ? ${filters.where.map((w) => `AND ${w}`).join(' ')}
       ORDER BY ${order} LIMIT ?`,
@@ -83,12 +107,13 @@ export function hitQuery(
   }
 }
 
-function toHit(kind: 'message' | 'episode', row: HitRow): SearchHit {
+function toHit(kind: 'message' | 'episode', row: HitRow, terms: readonly SearchTerm[]): SearchHit {
+  const snippet = row.excerpt === null ? row.snippet : excerptSnippet(row.excerpt, terms, SNIPPET_TOKENS)
   const hit: SearchHit = {
     kind,
     sessionId: row.session_id,
     role: row.role,
-    snippet: stripIndexMarks(row.snippet),
+    snippet: stripIndexMarks(snippet ?? ''),
     score: row.score,
     timestamp: row.timestamp,
     source: row.source,
@@ -98,36 +123,47 @@ function toHit(kind: 'message' | 'episode', row: HitRow): SearchHit {
   return hit
 }
 
-/**
- * Ranked full-text search. Episodes (summaries) come before raw messages, filters run in SQL so `limit`
- * counts filtered hits, and the episodes returned have their hit statistics updated.
- */
-export async function search(
+type ParsedSearchOptions = z.output<typeof args.searchOptions>
+
+/** Where a keyset page starts: after this (timestamp, id) of episodes (phase 0) or messages (phase 1). */
+interface After {
+  phase: 0 | 1
+  timestamp: number
+  id: number
+}
+
+function keysetFilter(hit: 'message' | 'episode', time: string, order: 'newest' | 'oldest', after?: After) {
+  if (!after) return undefined
+  const phase = hit === 'episode' ? 0 : 1
+  if (after.phase > phase) return { where: '0', params: [] }
+  if (after.phase < phase) return undefined
+  return {
+    where: `(${time}, t.id) ${order === 'newest' ? '<' : '>'} (?, ?)`,
+    params: [after.timestamp, after.id],
+  }
+}
+
+async function findHits(
   ctx: StoreContext,
   query: string,
-  options: SearchOptions = {},
+  options: ParsedSearchOptions,
+  after?: After,
 ): Promise<SearchHit[]> {
-  const { limit, offset } = checkPaging(options, 10)
-  if (options.sort !== undefined && !Object.hasOwn(ORDER, options.sort)) {
-    throw new EngramError(
-      'INVALID_ARGUMENT',
-      `sort must be one of ${Object.keys(ORDER).join(', ')} (got ${JSON.stringify(options.sort)}).`,
-    )
-  }
+  const { limit, offset, sort } = options
   const terms = parseSearchQuery(typeof query === 'string' ? query : '')
   if (terms.length === 0) return []
   const match = joinTerms(terms, 'OR')
   const take = offset + limit
-  const withEpisodes = (options.includeEpisodes ?? true) && options.role === undefined
+  const withEpisodes = options.includeEpisodes && options.role === undefined
   const episodeRows = withEpisodes
-    ? await ctx.read<HitRow>(hitQuery('episode', match, options, take), 'Searching episodes')
+    ? await ctx.read<HitRow>(hitQuery('episode', match, options, take, after), 'Searching episodes')
     : []
-  const tiers = (options.sort ?? 'relevance') === 'relevance' ? await messageTiers(ctx, terms) : [match]
+  const tiers = sort === 'relevance' ? await messageTiers(ctx, terms) : [match]
   const messageRows: HitRow[] = []
   const seen = new Set<number>()
   for (const tier of tiers) {
     for (const row of await ctx.read<HitRow>(
-      hitQuery('message', tier, options, take),
+      hitQuery('message', tier, options, take, after),
       'Searching messages',
     )) {
       if (!seen.has(row.item_id)) {
@@ -138,21 +174,66 @@ export async function search(
     if (messageRows.length >= take) break
   }
   const hits = [
-    ...episodeRows.map((row) => toHit('episode', row)),
-    ...messageRows.map((row) => toHit('message', row)),
+    ...episodeRows.map((row) => toHit('episode', row, terms)),
+    ...messageRows.map((row) => toHit('message', row, terms)),
   ].slice(offset, take)
+  await countEpisodeHits(
+    ctx,
+    hits.flatMap((hit) => (hit.episodeId === undefined ? [] : [hit.episodeId])),
+  )
+  return hits
+}
 
-  const episodeIds = hits.flatMap((hit) => (hit.episodeId === undefined ? [] : [hit.episodeId]))
-  if (episodeIds.length > 0) {
-    await ctx.write(
-      [
-        {
-          sql: `UPDATE episodes SET hit_count = hit_count + 1, last_hit_at = ? WHERE id IN (${episodeIds.map(() => '?').join(', ')})`,
-          params: [Date.now(), ...episodeIds],
-        },
-      ],
-      'Recording episode hits',
+/**
+ * Ranked full-text search. Episodes (summaries) come before raw messages, filters run in SQL so `limit`
+ * counts filtered hits, and the episodes returned have their hit statistics updated (best-effort).
+ */
+export function search(ctx: StoreContext, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+  const parsed = parse(args.searchOptions, options, 'Searching')
+  if (parsed.cursor !== undefined) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      'Searching: a cursor continues searchPage(); search() pages by offset.',
     )
   }
-  return hits
+  return findHits(ctx, query, parsed)
+}
+
+/**
+ * One page of a search in time order (`sort` newest or oldest), continued with `cursor`: keyset paging,
+ * so hits added meanwhile neither repeat nor shift a page. Relevance has no stable key to page on.
+ */
+export async function searchPage(
+  ctx: StoreContext,
+  query: string,
+  options: SearchOptions = {},
+): Promise<Page<SearchHit>> {
+  const action = 'Searching a page'
+  const parsed = parse(args.searchOptions, options, action)
+  if (parsed.sort === 'relevance') {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `${action}: keyset pages follow time. Pass sort: 'newest' or 'oldest' (or use search() with offset for relevance).`,
+    )
+  }
+  let after: After | undefined
+  if (parsed.cursor !== undefined) {
+    const [phase, timestamp, id] = decodeCursor(parsed.cursor, 3, parsed.offset, action) as [
+      0 | 1,
+      number,
+      number,
+    ]
+    after = { phase, timestamp, id }
+  }
+  const items = await findHits(ctx, query, parsed, after)
+  const last = items.at(-1)
+  const nextCursor =
+    last && items.length === parsed.limit
+      ? encodeCursor([
+          last.kind === 'episode' ? 0 : 1,
+          last.timestamp,
+          (last.kind === 'episode' ? last.episodeId : last.messageId) as number,
+        ])
+      : null
+  return { items, nextCursor }
 }
