@@ -27,7 +27,7 @@ const dir = tempDir('engram-memory-processes-')
 
 function spawnChild(script: string, args: string[]): Child {
   const path = fileURLToPath(new URL(`./processes/${script}`, import.meta.url))
-  return spawnProcess(process.execPath, ['--import', TSX_LOADER, path, ...args])
+  return spawnProcess(process.execPath, ['--conditions=engram-source', '--import', TSX_LOADER, path, ...args])
 }
 
 const spawnWriter = (folder: string, worker: number) =>
