@@ -19,15 +19,24 @@ import type { ReaderReport } from './scale-reader.ts'
 import { log, median, percentile, rotate } from './scale-stats.ts'
 import type { WriterReport } from './scale-writer.ts'
 
-export type RetryVariant = 'default' | 'app-retry'
+export type RetryVariant = 'default' | 'app-retry' | 'app-retry-10'
 
 /**
  * The store options of each variant: the defaults (SQLite's busy handler for 1 s, then the store's retry
- * with 20–150 ms jitter) or no busy handler and an application retry with a 0–2 ms random back-off.
+ * with 20–150 ms jitter), or no busy handler and an application retry with a random back-off of 0–2 ms
+ * or of 1–10 ms.
  */
 export const VARIANT_OPTIONS: Record<RetryVariant, StoreOptions> = {
   default: {},
   'app-retry': { busyTimeout: 0, retry: { attempts: 1_000_000, minDelayMs: 0, maxDelayMs: 2 } },
+  'app-retry-10': { busyTimeout: 0, retry: { attempts: 100_000, minDelayMs: 1, maxDelayMs: 10 } },
+}
+
+/** How the tables and charts name each variant. */
+export const VARIANT_LABELS: Record<RetryVariant, string> = {
+  default: 'default (busy_timeout + retry)',
+  'app-retry': 'app retry, 0–2 ms back-off',
+  'app-retry-10': 'app retry, 1–10 ms back-off',
 }
 
 const WRITER_COUNTS = [1, 2, 4, 8] as const
@@ -145,7 +154,7 @@ export async function runContention(
 ): Promise<ContentionResult> {
   const runs: ContentionRun[] = []
   const errorMessages: string[] = []
-  const variants: RetryVariant[] = ['default', 'app-retry']
+  const variants = Object.keys(VARIANT_OPTIONS) as RetryVariant[]
   const readerSolo: number[][] = []
   const readerWith8: number[][] = []
   const readerBusy8: number[][] = []

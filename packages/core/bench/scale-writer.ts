@@ -1,7 +1,7 @@
 /**
  * One writer process of the contention benchmark.
  *
- *   node --import tsx scale-writer.ts <db path> <writer index> <variant: default|app-retry> <ms> <go file>
+ *   node --import tsx scale-writer.ts <db path> <writer index> <variant: default|app-retry|app-retry-10> <ms> <go file>
  *
  * Opens the store, creates its own session, prints READY, waits for the go file, then appends realistic
  * messages (data.ts), one appendMessage (one transaction) at a time, for <ms> milliseconds. Prints one
@@ -25,7 +25,9 @@ export interface WriterReport {
 
 const [path, indexArg, variantArg, msArg, goFile] = process.argv.slice(2)
 if (!path || !indexArg || !variantArg || !msArg || !goFile || !(variantArg in VARIANT_OPTIONS)) {
-  console.error('usage: scale-writer.ts <db path> <writer index> <default|app-retry> <ms> <go file>')
+  console.error(
+    'usage: scale-writer.ts <db path> <writer index> <default|app-retry|app-retry-10> <ms> <go file>',
+  )
   process.exit(2)
 }
 const messages = new Generator(1000 + Number(indexArg)).session('w', 2000).messages

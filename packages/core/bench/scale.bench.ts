@@ -23,7 +23,7 @@ import { spawnProcess, TSX_LOADER } from '../test/processes/spawn.ts'
 import { queryWords } from './data.ts'
 import { bytesByObject, checkpoint, openRaw } from './raw.ts'
 import { lineChart } from './scale-charts.ts'
-import { type ContentionResult, lastJson, runContention } from './scale-contention.ts'
+import { type ContentionResult, lastJson, runContention, VARIANT_LABELS } from './scale-contention.ts'
 import { BIG_SESSION, BIG_SESSION_MESSAGES, Corpus, corpusPrefix, PER_SESSION } from './scale-corpus.ts'
 import { fmt, log, median, percentile, rotate, table } from './scale-stats.ts'
 
@@ -511,8 +511,9 @@ function writeCharts(results: SizeResult[], contention: ContentionResult | null)
         xLabel: 'writer processes',
         yLabel: 'messages / s',
         series: [
-          { name: 'default (busy_timeout + retry)', points: by('default', (r) => r.msgsPerSec) },
-          { name: 'app retry, 0–2 ms back-off', points: by('app-retry', (r) => r.msgsPerSec) },
+          ...Object.entries(VARIANT_LABELS)
+            .filter(([variant]) => contention.summary.some((r) => r.variant === variant))
+            .map(([variant, name]) => ({ name, points: by(variant, (r) => r.msgsPerSec) })),
         ],
       }),
     ])
@@ -523,8 +524,9 @@ function writeCharts(results: SizeResult[], contention: ContentionResult | null)
         xLabel: 'writer processes',
         yLabel: 'ms',
         series: [
-          { name: 'default (busy_timeout + retry)', points: by('default', (r) => r.p95Ms) },
-          { name: 'app retry, 0–2 ms back-off', points: by('app-retry', (r) => r.p95Ms) },
+          ...Object.entries(VARIANT_LABELS)
+            .filter(([variant]) => contention.summary.some((r) => r.variant === variant))
+            .map(([variant, name]) => ({ name, points: by(variant, (r) => r.p95Ms) })),
         ],
       }),
     ])
