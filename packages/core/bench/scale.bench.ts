@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import { openStore, type Store } from '../src/index.ts'
+import { openStore } from '../src/index.ts'
 import { spawnProcess, TSX_LOADER } from '../test/processes/spawn.ts'
 import { queryWords } from './data.ts'
 import { bytesByObject, checkpoint, openRaw } from './raw.ts'
@@ -257,7 +257,7 @@ async function measureRestore(path: string, sessions: { id: string; messages: nu
 
 async function runScale(): Promise<SizeResult[]> {
   const path = join(tmp, 'scale.db')
-  let store: Store = await openStore({ url: path })
+  const store = await openStore({ url: path })
   const corpus = new Corpus(store, SEED)
   const results: SizeResult[] = []
   for (const size of SIZES) {
@@ -265,7 +265,6 @@ async function runScale(): Promise<SizeResult[]> {
     const start = performance.now()
     await corpus.growTo(size, (n) => log(`corpus: ${fmt(n)} messages`))
     const buildMsgsPerSec = ((corpus.size - before) / (performance.now() - start)) * 1000
-    await store.close() // checkpoints; the measurements below use their own connections
     log(`size ${fmt(size)}: built (${fmt(buildMsgsPerSec)} msgs/s); measuring`)
     const bytes = measureBytes(path, corpus.size)
     const { search, chinese, english, matches } = await measureSearch(path)
@@ -291,8 +290,6 @@ async function runScale(): Promise<SizeResult[]> {
     log(
       `size ${fmt(size)}: ours median ${fmt(search.ours?.medianMs ?? Number.NaN, 2)} / p95 ${fmt(search.ours?.p95Ms ?? Number.NaN, 2)} ms, ${fmt(r.bytesPerMessage)} B/msg, open ${fmt(probe.open.medianMs, 1)} ms`,
     )
-    store = await openStore({ url: path })
-    Object.assign(corpus, { store })
   }
   await store.close()
   rmSync(path, { force: true })
