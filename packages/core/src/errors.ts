@@ -10,6 +10,7 @@ export type EngramErrorCode =
   | 'FOREIGN_DATABASE'
   | 'DATABASE_BUSY'
   | 'DATABASE_CORRUPT'
+  | 'DISK_FULL'
   | 'DATABASE_ERROR'
   | 'FTS5_MISSING'
   | 'SCHEMA_TOO_NEW'
@@ -70,6 +71,13 @@ export function toEngramError(error: unknown, action: string): EngramError {
     return new EngramError(
       'DATABASE_PATH',
       `${action}: the database file cannot be opened (${detail}). Check that the path is a file in a writable folder.`,
+      { cause: error },
+    )
+  }
+  if (code.startsWith('SQLITE_FULL')) {
+    return new EngramError(
+      'DISK_FULL',
+      `${action}: the disk holding the database is full (${detail}); nothing of this write was saved. Free some space and retry.`,
       { cause: error },
     )
   }
