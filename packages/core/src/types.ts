@@ -137,6 +137,8 @@ export interface SearchOptions {
   until?: number
   sort?: 'relevance' | 'newest' | 'oldest'
   includeEpisodes?: boolean
+  /** The current time (ms) that relative dates in the query ("last week", 上周) resolve against; default now. */
+  now?: number
 }
 
 export interface SearchHit {
