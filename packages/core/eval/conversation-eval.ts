@@ -2,6 +2,7 @@
  * Conversational retrieval harness for `store.search`: natural-language questions about past sessions.
  *
  *   npx tsx packages/core/eval/conversation-eval.ts [--json] [--driver=better-sqlite3|libsql] [--verbose]
+ *   npx tsx packages/core/eval/conversation-eval.ts --techniques   the per-technique table (both halves)
  *
  * Loads eval/conversations-dataset.json into a fresh store (temp SQLite file, public API only): one
  * user per conversation, one session per conversation session, every message with its speaker in the
@@ -15,6 +16,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openStore } from '../src/index.ts'
+import type { RankFeatures } from '../src/search/rank.ts'
 import type { ConversationDataset, ConversationQuestion } from './conversations/dataset.ts'
 
 const K = [5, 10, 25] as const
@@ -57,6 +59,7 @@ export function summarize(group: string, rs: readonly QuestionResult[]): Summary
 export async function runConversationEval(
   data: ConversationDataset,
   driver?: 'better-sqlite3' | 'libsql',
+  ranking?: Partial<RankFeatures>,
 ): Promise<{ results: QuestionResult[]; loadMs: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-conversation-eval-'))
   const url = join(dir, 'eval.db')
@@ -84,6 +87,7 @@ export async function runConversationEval(
         limit: K[K.length - 1],
         includeEpisodes: false,
         now: q.askedAt,
+        ...(ranking ? { ranking } : {}),
       })
       const ms = performance.now() - started
       const found = hits.map((h) => keyById.get(h.messageId as number) ?? `?${h.messageId}`)
@@ -143,6 +147,7 @@ async function main() {
   const driverArg = args.find((a) => a.startsWith('--driver='))?.slice('--driver='.length)
   const driver = driverArg === 'libsql' || driverArg === 'better-sqlite3' ? driverArg : undefined
   const data = conversationData()
+  if (args.includes('--techniques')) return techniqueTable(data, driver)
   const { results, loadMs } = await runConversationEval(data, driver)
   const table = conversationTable(results)
   const lat = latency(results)
@@ -178,6 +183,42 @@ async function main() {
   console.log(
     `\nload ${loadMs.toFixed(0)} ms; latency per query: mean ${lat.meanMs.toFixed(2)} ms, median ${lat.medianMs.toFixed(2)} ms, p95 ${lat.p95Ms.toFixed(2)} ms`,
   )
+}
+
+const TECHNIQUES: (keyof RankFeatures)[] = [
+  'questionWords',
+  'windows',
+  'follow',
+  'participants',
+  'time',
+  'dates',
+]
+
+/** Recall@5/@10 and MRR per half with the techniques added one at a time, then with each one left out. */
+async function techniqueTable(data: ConversationDataset, driver?: 'better-sqlite3' | 'libsql') {
+  const none = Object.fromEntries(TECHNIQUES.map((t) => [t, false])) as unknown as RankFeatures
+  const configs: [string, Partial<RankFeatures>][] = [['none (BM25 order)', none]]
+  TECHNIQUES.forEach((t, i) => {
+    configs.push([
+      `+ ${t}`,
+      { ...none, ...Object.fromEntries(TECHNIQUES.slice(0, i + 1).map((x) => [x, true])) },
+    ])
+  })
+  for (const t of TECHNIQUES) configs.push([`all − ${t}`, { [t]: false }])
+  const pct = (x: number) => `${(x * 100).toFixed(1)}`
+  console.log('| technique | tune R@5 | tune R@10 | tune MRR | held-out R@5 | held-out R@10 | held-out MRR |')
+  console.log('|---|---|---|---|---|---|---|')
+  for (const [label, ranking] of configs) {
+    const { results } = await runConversationEval(data, driver, ranking)
+    const [tune, held] = (['tune', 'heldout'] as const).map((split) =>
+      summarize(
+        split,
+        results.filter((r) => r.split === split),
+      ),
+    ) as [Summary, Summary]
+    const cells = [tune, held].map((x) => `${pct(x.recall5)} | ${pct(x.recall10)} | ${pct(x.mrr)}`)
+    console.log(`| ${label} | ${cells.join(' | ')} |`)
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

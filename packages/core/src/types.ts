@@ -1,3 +1,5 @@
+import type { RankFeatures } from './search/rank.ts'
+
 export type Role = 'system' | 'user' | 'assistant' | 'tool'
 
 export interface ToolCall {
@@ -139,6 +141,8 @@ export interface SearchOptions {
   includeEpisodes?: boolean
   /** The current time (ms) that relative dates in the query ("last week", 上周) resolve against; default now. */
   now?: number
+  /** For evaluation: turns single ranking techniques off (see search/rank.ts); all are on by default. */
+  ranking?: Partial<RankFeatures>
 }
 
 export interface SearchHit {

@@ -1,15 +1,18 @@
 import type { SqlValue, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
-import { joinTerms, parseSearchQuery } from '../search/query.ts'
+import { joinTerms, parseSearchQuery, type SearchTerm } from '../search/query.ts'
+import { isQuestion } from '../search/question-words.ts'
+import { ALL_RANK_FEATURES } from '../search/rank.ts'
 import type { Role, SearchHit, SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
+import { conversationSearch } from './conversation-search.ts'
 import { messageTiers } from './message-tiers.ts'
 import { checkPaging } from './paging.ts'
 
 const SNIPPET_TOKENS = 32
 
-interface HitRow {
+export interface HitRow {
   session_id: string
   item_id: number
   role: Role | 'episode'
@@ -41,7 +44,7 @@ class Filters {
   }
 }
 
-function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
+export function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
   const filters = new Filters()
   if (options.sessionId !== undefined) filters.add('t.session_id = ?', options.sessionId)
   if (options.userId !== undefined) filters.add('s.user_id = ?', options.userId)
@@ -83,6 +86,36 @@ export function hitQuery(
   }
 }
 
+/**
+ * Matching message rows for a relevance search (by tiers, see message-tiers.ts; `sort` other than
+ * relevance runs the plain OR), `fetch` rows per tier until `take` are found.
+ */
+export async function tieredRows(
+  ctx: StoreContext,
+  terms: readonly SearchTerm[],
+  options: SearchOptions,
+  take: number,
+  fetch: number,
+): Promise<HitRow[]> {
+  const match = joinTerms(terms, 'OR')
+  const tiers = (options.sort ?? 'relevance') === 'relevance' ? await messageTiers(ctx, terms) : [match]
+  const rows: HitRow[] = []
+  const seen = new Set<number>()
+  for (const tier of tiers) {
+    for (const row of await ctx.read<HitRow>(
+      hitQuery('message', tier, options, fetch),
+      'Searching messages',
+    )) {
+      if (!seen.has(row.item_id)) {
+        seen.add(row.item_id)
+        rows.push(row)
+      }
+    }
+    if (rows.length >= take) break
+  }
+  return rows
+}
+
 function toHit(kind: 'message' | 'episode', row: HitRow): SearchHit {
   const hit: SearchHit = {
     kind,
@@ -114,29 +147,20 @@ export async function search(
       `sort must be one of ${Object.keys(ORDER).join(', ')} (got ${JSON.stringify(options.sort)}).`,
     )
   }
-  const terms = parseSearchQuery(typeof query === 'string' ? query : '')
-  if (terms.length === 0) return []
+  const text = typeof query === 'string' ? query : ''
+  const terms = parseSearchQuery(text)
+  // a natural-language question is ranked with its conversation around it; keywords by their matches only
+  const question = (options.sort ?? 'relevance') === 'relevance' && isQuestion(text)
+  if (terms.length === 0 && !question) return []
   const match = joinTerms(terms, 'OR')
   const take = offset + limit
-  const withEpisodes = (options.includeEpisodes ?? true) && options.role === undefined
+  const withEpisodes = (options.includeEpisodes ?? true) && options.role === undefined && terms.length > 0
   const episodeRows = withEpisodes
     ? await ctx.read<HitRow>(hitQuery('episode', match, options, take), 'Searching episodes')
     : []
-  const tiers = (options.sort ?? 'relevance') === 'relevance' ? await messageTiers(ctx, terms) : [match]
-  const messageRows: HitRow[] = []
-  const seen = new Set<number>()
-  for (const tier of tiers) {
-    for (const row of await ctx.read<HitRow>(
-      hitQuery('message', tier, options, take),
-      'Searching messages',
-    )) {
-      if (!seen.has(row.item_id)) {
-        seen.add(row.item_id)
-        messageRows.push(row)
-      }
-    }
-    if (messageRows.length >= take) break
-  }
+  const messageRows = question
+    ? await conversationSearch(ctx, text, options, take, { ...ALL_RANK_FEATURES, ...options.ranking })
+    : await tieredRows(ctx, terms, options, take, take)
   const hits = [
     ...episodeRows.map((row) => toHit('episode', row)),
     ...messageRows.map((row) => toHit('message', row)),
