@@ -40,14 +40,13 @@ async function matchingRows(
   questionWords: boolean,
 ): Promise<HitRow[]> {
   const parsed = parseSearchQuery(text)
-  const terms = questionWords
-    ? parseSearchQuery(
-        withHanBigrams(
-          text,
-          parsed.map((t) => t.text),
-        ),
-      )
-    : parsed
+  const bigrams = withHanBigrams(
+    text,
+    parsed.map((t) => t.text),
+  )
+  const expanded = questionWords ? parseSearchQuery(bigrams) : parsed
+  // a day named in the query stands in for content words: the stop-words kept for lack of them go
+  const terms = dates.ranges.length > 0 ? expanded.filter((t) => !t.stop) : expanded
   const rows = new Map<number, HitRow>()
   const add = (list: HitRow[]) => {
     for (const row of list) if (!rows.has(row.item_id)) rows.set(row.item_id, row)
