@@ -15,14 +15,10 @@
  */
 import { hasTimeExpression, type TimeRange } from './time-words.ts'
 
-export interface RankFeatures {
-  questionWords: boolean
-  windows: boolean
-  follow: boolean
-  participants: boolean
-  time: boolean
-  dates: boolean
-}
+/** The techniques, each of which can be turned off (for evaluation: `SearchOptions.ranking`). */
+export const RANK_FEATURES = ['questionWords', 'windows', 'follow', 'participants', 'time', 'dates'] as const
+
+export type RankFeatures = Record<(typeof RANK_FEATURES)[number], boolean>
 
 export const ALL_RANK_FEATURES: Readonly<RankFeatures> = {
   questionWords: true,
