@@ -1,6 +1,6 @@
 /**
  * Generates eval/conversations-dataset.json (deterministic):
- * `npx tsx packages/core/eval/conversations/build-conversations.ts`.
+ * `npx tsx packages/core/eval/conversations/build-conversations.ts [out.json]`.
  *
  * 28 conversations (14 English, 14 Chinese) between two named participants, six sessions each over
  * several simulated weeks. Each conversation states twelve facts drawn from templates-en.ts /
@@ -205,7 +205,8 @@ for (const [lang, pairs] of [
   })
 }
 
-const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'conversations-dataset.json')
+const out =
+  process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..', 'conversations-dataset.json')
 writeFileSync(out, `${JSON.stringify(dataset, null, 1)}\n`)
 const messages = dataset.conversations.reduce(
   (a, c) => a + c.sessions.reduce((b, s) => b + s.messages.length, 0),
