@@ -7,8 +7,6 @@ import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { type HitRow, hitQuery, sessionFilters, tieredRows } from './search.ts'
 
-/** Matching messages fetched per search before re-ranking (more than `limit` when that is smaller). */
-const POOL = 40
 /** Matching messages fetched per day the query names. */
 const DATE_POOL = 20
 /** Characters of a neighbour's text returned as its snippet (it matched no word to centre on). */
@@ -51,7 +49,7 @@ async function matchingRows(
   const add = (list: HitRow[]) => {
     for (const row of list) if (!rows.has(row.item_id)) rows.set(row.item_id, row)
   }
-  if (terms.length > 0) add(await tieredRows(ctx, terms, options, take, Math.max(take, POOL)))
+  if (terms.length > 0) add(await tieredRows(ctx, terms, options, take))
   for (const range of dates.ranges) {
     const since = Math.max(range.from, options.since ?? range.from)
     const until = Math.min(range.to, options.until ?? range.to)
@@ -75,9 +73,10 @@ async function matchingRows(
 
 /**
  * The relevance-ordered message rows of a search, ranked with their conversation around them (see
- * rank.ts): the matching messages (at most POOL per tier), the days the query names, then one query
- * for their speakers, texts and neighbours and one for the neighbours themselves, all under the
- * search's filters. Returns at most `take` rows.
+ * rank.ts): the matching messages (the same tiers and LIMIT as a keyword search: a larger pool was
+ * measured to cost time and add no recall), those of the days the query names, then one query for
+ * their speakers, texts and neighbours and one for the neighbours themselves, all under the search's
+ * filters. Returns at most `take` rows.
  */
 export async function conversationSearch(
   ctx: StoreContext,

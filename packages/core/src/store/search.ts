@@ -111,14 +111,13 @@ function toHit(kind: 'message' | 'episode', row: HitRow): SearchHit {
 
 /**
  * Matching message rows for a search: by tiers for relevance (see message-tiers.ts), the plain OR
- * otherwise; `fetch` rows per tier until `take` are found.
+ * otherwise; `take` rows per tier until `take` are found.
  */
 export async function tieredRows(
   ctx: StoreContext,
   terms: readonly SearchTerm[],
   options: SearchOptions,
   take: number,
-  fetch: number,
   after?: After,
 ): Promise<HitRow[]> {
   const match = joinTerms(terms, 'OR')
@@ -127,7 +126,7 @@ export async function tieredRows(
   const seen = new Set<number>()
   for (const tier of tiers) {
     for (const row of await ctx.read<HitRow>(
-      hitQuery('message', tier, options, fetch, after),
+      hitQuery('message', tier, options, take, after),
       'Searching messages',
     )) {
       if (!seen.has(row.item_id)) {
@@ -180,7 +179,7 @@ async function findHits(
     : []
   const messageRows = question
     ? await conversationSearch(ctx, text, options, take, { ...ALL_RANK_FEATURES, ...options.ranking })
-    : await tieredRows(ctx, terms, options, take, take, after)
+    : await tieredRows(ctx, terms, options, take, after)
   const hits = [
     ...episodeRows.map((row) => toHit('episode', row)),
     ...messageRows.map((row) => toHit('message', row)),
