@@ -55,16 +55,22 @@ async function matchingRows(
     const until = Math.min(range.to, options.until ?? range.to)
     if (since >= until) continue
     const scoped = { ...options, since, until }
-    // with no word left ("what happened on 8 May?") the day's first messages are the candidates
-    add(
+    const matching =
       terms.length > 0
         ? await ctx.read<HitRow>(
             hitQuery('message', joinTerms(terms, 'OR'), scoped, DATE_POOL),
             'Searching messages',
           )
+        : []
+    // when no word matches on that day ("what happened on 8 May?", "what did Tom cook on 8 May?") the
+    // day's messages are the candidates, as strong as the best word match elsewhere
+    const best = Math.max(1, ...[...rows.values()].map((row) => row.score))
+    add(
+      matching.length > 0
+        ? matching
         : (await plainRows(ctx, scoped, null, DATE_POOL)).map(({ name, content, ...row }) => ({
             ...row,
-            score: 1,
+            score: best,
           })),
     )
   }
