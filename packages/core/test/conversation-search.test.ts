@@ -162,6 +162,18 @@ for (const driver of driversUnderTest()) {
         expect(users.every((h) => h.role === 'assistant')).toBe(true)
       }))
 
+    it('returns a neighbour with the start of its text as a bounded snippet', () =>
+      open(async (store) => {
+        const long = `${'x'.repeat(199)}😀${' filler'.repeat(20_000)}`
+        const [, reply] = await chat(store, 'u1', Date.UTC(2023, 4, 2), [
+          ['Tom', 'Did the landlord fix the heater?'],
+          ['Priya', long],
+        ])
+        const hits = await store.search('Did the landlord fix the heater?', { userId: 'u1' })
+        const hit = hits.find((h) => h.messageId === reply)
+        expect(hit?.snippet).toBe(`${'x'.repeat(199)}…`)
+      }))
+
     it('prefers the messages of a participant the question names', () =>
       open(async (store) => {
         const [tom, priya] = await chat(store, 'u1', Date.UTC(2023, 4, 2), [

@@ -11,6 +11,8 @@ import { type HitRow, hitQuery, sessionFilters, tieredRows } from './search.ts'
 const DATE_POOL = 20
 /** Characters of a neighbour's text returned as its snippet (it matched no word to centre on). */
 const NEIGHBOUR_SNIPPET_CHARS = 200
+/** Characters of a candidate's text the ranking reads (for time expressions): bounded work per hit. */
+const RANKED_TEXT_CHARS = 2000
 
 interface DetailRow {
   id: number
@@ -101,7 +103,7 @@ export async function conversationSearch(
   const ids = matched.map((row) => row.item_id)
   const details = await ctx.read<DetailRow>(
     {
-      sql: `SELECT c.id, c.session_id, c.name, c.content, c.timestamp,
+      sql: `SELECT c.id, c.session_id, c.name, substr(c.content, 1, ${RANKED_TEXT_CHARS}) AS content, c.timestamp,
           (SELECT max(m.id) FROM messages m WHERE m.session_id = c.session_id AND m.id < c.id) AS prev,
           (SELECT min(m.id) FROM messages m WHERE m.session_id = c.session_id AND m.id > c.id) AS next
         FROM messages c WHERE c.id IN (${placeholders(ids.length)})`,
@@ -152,7 +154,6 @@ async function addNeighbours(
   for (const n of neighbours) {
     const links = around.get(n.item_id)
     const { name, content, ...row } = n
-    if ((content?.length ?? 0) > NEIGHBOUR_SNIPPET_CHARS) row.snippet = `${row.snippet}…`
     rows.set(n.item_id, row)
     candidates.set(n.item_id, {
       id: n.item_id,
@@ -167,7 +168,10 @@ async function addNeighbours(
   }
 }
 
-/** Messages by id (or, with ids null, the first ones in time) under the search's filters, with a plain snippet. */
+/**
+ * Messages by id (or, with ids null, the first ones in time) under the search's filters, with the start
+ * of their text as snippet.
+ */
 async function plainRows(
   ctx: StoreContext,
   options: SearchOptions,
@@ -183,10 +187,10 @@ async function plainRows(
     where = `t.id IN (${placeholders(ids.length)})`
     params.push(...ids)
   }
-  return ctx.read<NeighbourRow>(
+  const rows = await ctx.read<Omit<NeighbourRow, 'snippet'>>(
     {
-      sql: `SELECT t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name, t.content,
-          substr(coalesce(t.content, ''), 1, ${NEIGHBOUR_SNIPPET_CHARS}) AS snippet, 0 AS score
+      sql: `SELECT t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name,
+          substr(t.content, 1, ${RANKED_TEXT_CHARS}) AS content, 0 AS score
         FROM messages t JOIN sessions s ON s.id = t.session_id
         WHERE ${where} ${filters.where.map((w) => `AND ${w}`).join(' ')}
         ORDER BY t.timestamp, t.id LIMIT ?`,
@@ -194,4 +198,11 @@ async function plainRows(
     },
     'Searching messages',
   )
+  return rows.map((row) => {
+    const text = row.content ?? ''
+    if (text.length <= NEIGHBOUR_SNIPPET_CHARS) return { ...row, snippet: text }
+    const high = text.charCodeAt(NEIGHBOUR_SNIPPET_CHARS - 1)
+    const end = high >= 0xd800 && high <= 0xdbff ? NEIGHBOUR_SNIPPET_CHARS - 1 : NEIGHBOUR_SNIPPET_CHARS
+    return { ...row, snippet: `${text.slice(0, end)}…` }
+  })
 }
