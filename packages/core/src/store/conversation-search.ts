@@ -1,4 +1,3 @@
-import type { SqlValue } from '../driver.ts'
 import { joinTerms, parseSearchQuery } from '../search/query.ts'
 import { isTimeQuestion, stripQuestionWords, withHanBigrams } from '../search/question-words.ts'
 import { ALL_RANK_FEATURES, type Candidate, type RankFeatures, rankCandidates } from '../search/rank.ts'
@@ -23,13 +22,6 @@ interface DetailRow {
   prev: number | null
   next: number | null
 }
-
-interface NeighbourRow extends HitRow {
-  name: string | null
-  content: string | null
-}
-
-const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
 
 async function matchingRows(
   ctx: StoreContext,
@@ -70,10 +62,7 @@ async function matchingRows(
     add(
       matching.length > 0
         ? matching
-        : (await plainRows(ctx, scoped, null, DATE_POOL)).map(({ name, content, ...row }) => ({
-            ...row,
-            score: best,
-          })),
+        : (await firstRows(ctx, scoped, DATE_POOL)).map((row) => ({ ...row, score: best })),
     )
   }
   return [...rows.values()]
@@ -100,32 +89,7 @@ export async function conversationSearch(
   if (matched.length === 0) return []
 
   const rows = new Map<number, HitRow>(matched.map((row) => [row.item_id, row]))
-  const ids = matched.map((row) => row.item_id)
-  const details = await ctx.read<DetailRow>(
-    {
-      sql: `SELECT c.id, c.session_id, c.name, substr(c.content, 1, ${RANKED_TEXT_CHARS}) AS content, c.timestamp,
-          (SELECT max(m.id) FROM messages m WHERE m.session_id = c.session_id AND m.id < c.id) AS prev,
-          (SELECT min(m.id) FROM messages m WHERE m.session_id = c.session_id AND m.id > c.id) AS next
-        FROM messages c WHERE c.id IN (${placeholders(ids.length)})`,
-      params: ids,
-    },
-    'Searching messages',
-  )
-  const candidates = new Map<number, Candidate>()
-  for (const d of details) {
-    candidates.set(d.id, {
-      id: d.id,
-      sessionId: d.session_id,
-      relevance: rows.get(d.id)?.score ?? 0,
-      prev: d.prev,
-      next: d.next,
-      name: d.name,
-      content: d.content,
-      timestamp: d.timestamp,
-    })
-  }
-  if (features.windows || features.follow) await addNeighbours(ctx, options, candidates, rows)
-
+  const candidates = await neighbourhood(ctx, options, rows, features.windows || features.follow)
   const ranked = rankCandidates(
     candidates,
     { text: query, timeQuestion: isTimeQuestion(query), ranges: dates.ranges },
@@ -134,75 +98,91 @@ export async function conversationSearch(
   return ranked.slice(0, take).map(({ id, score }) => ({ ...(rows.get(id) as HitRow), score }))
 }
 
-/** Adds the previous and next message of every candidate that the search's filters allow. */
-async function addNeighbours(
-  ctx: StoreContext,
-  options: SearchOptions,
-  candidates: Map<number, Candidate>,
-  rows: Map<number, HitRow>,
-): Promise<void> {
-  const around = new Map<number, { prev: number | null; next: number | null }>()
-  for (const c of candidates.values()) {
-    if (c.prev !== null && !candidates.has(c.prev)) around.set(c.prev, { prev: null, next: c.id })
-    if (c.next !== null && !candidates.has(c.next)) {
-      const known = around.get(c.next)
-      around.set(c.next, { prev: c.id, next: known?.next ?? null })
-    }
-  }
-  if (around.size === 0) return
-  const neighbours = await plainRows(ctx, options, [...around.keys()], around.size)
-  for (const n of neighbours) {
-    const links = around.get(n.item_id)
-    const { name, content, ...row } = n
-    rows.set(n.item_id, row)
-    candidates.set(n.item_id, {
-      id: n.item_id,
-      sessionId: n.session_id,
-      relevance: 0,
-      prev: links?.prev ?? null,
-      next: links?.next ?? null,
-      name,
-      content,
-      timestamp: n.timestamp,
-    })
-  }
-}
-
 /**
- * Messages by id (or, with ids null, the first ones in time) under the search's filters, with the start
- * of their text as snippet.
+ * One query for the matched messages' speakers, texts and neighbour ids and, with `neighbours`, for the
+ * previous and next message of each that the search's filters allow. Neighbours are added to `rows`
+ * with the start of their text as snippet.
  */
-async function plainRows(
+async function neighbourhood(
   ctx: StoreContext,
   options: SearchOptions,
-  ids: readonly number[] | null,
-  limit: number,
-): Promise<NeighbourRow[]> {
-  const filters = sessionFilters(options, 't.timestamp')
-  const role = options.role
-  filters.addIn('t.role', role === undefined ? undefined : Array.isArray(role) ? role : [role])
-  const params: SqlValue[] = []
-  let where = '1'
-  if (ids !== null) {
-    where = `t.id IN (${placeholders(ids.length)})`
-    params.push(...ids)
-  }
-  const rows = await ctx.read<Omit<NeighbourRow, 'snippet'>>(
+  rows: Map<number, HitRow>,
+  neighbours: boolean,
+): Promise<Map<number, Candidate>> {
+  const ids = [...rows.keys()]
+  const matched = new Set(ids)
+  const filters = searchFilters(options)
+  const found = await ctx.read<DetailRow & Omit<HitRow, 'snippet' | 'score'>>(
     {
-      sql: `SELECT t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name,
-          substr(t.content, 1, ${RANKED_TEXT_CHARS}) AS content, 0 AS score
-        FROM messages t JOIN sessions s ON s.id = t.session_id
-        WHERE ${where} ${filters.where.map((w) => `AND ${w}`).join(' ')}
-        ORDER BY t.timestamp, t.id LIMIT ?`,
-      params: [...params, ...filters.params, limit],
+      sql: `WITH c(id) AS (VALUES ${ids.map(() => '(?)').join(', ')}),
+        w AS MATERIALIZED (SELECT c.id,
+          (SELECT max(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id < c.id) AS prev,
+          (SELECT min(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id > c.id) AS next
+          FROM c JOIN messages t ON t.id = c.id)
+        SELECT t.id, t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name,
+          substr(t.content, 1, ${RANKED_TEXT_CHARS}) AS content, w.prev, w.next
+        FROM messages t JOIN sessions s ON s.id = t.session_id LEFT JOIN w ON w.id = t.id
+        WHERE t.id IN (${neighbours ? 'SELECT id FROM w UNION ALL SELECT prev FROM w UNION ALL SELECT next FROM w' : 'SELECT id FROM c'})
+          ${filters.where.map((where) => `AND ${where}`).join(' ')}`,
+      params: [...ids, ...filters.params],
     },
     'Searching messages',
   )
-  return rows.map((row) => {
-    const text = row.content ?? ''
-    if (text.length <= NEIGHBOUR_SNIPPET_CHARS) return { ...row, snippet: text }
-    const high = text.charCodeAt(NEIGHBOUR_SNIPPET_CHARS - 1)
-    const end = high >= 0xd800 && high <= 0xdbff ? NEIGHBOUR_SNIPPET_CHARS - 1 : NEIGHBOUR_SNIPPET_CHARS
-    return { ...row, snippet: `${text.slice(0, end)}…` }
-  })
+  const candidates = new Map<number, Candidate>()
+  for (const row of found) {
+    const { name, content, prev, next, ...hit } = row
+    if (!rows.has(row.id)) rows.set(row.id, { ...hit, snippet: startOf(content), score: 0 })
+    candidates.set(row.id, {
+      id: row.id,
+      sessionId: row.session_id,
+      relevance: rows.get(row.id)?.score ?? 0,
+      prev,
+      next,
+      name,
+      content,
+      timestamp: row.timestamp,
+    })
+  }
+  // a neighbour's own links are those of the matches beside it
+  for (const id of ids) {
+    const c = candidates.get(id)
+    const before = c?.prev == null ? undefined : candidates.get(c.prev)
+    if (c && before && !matched.has(before.id)) before.next = c.id
+    const after = c?.next == null ? undefined : candidates.get(c.next)
+    if (c && after && !matched.has(after.id)) after.prev = c.id
+  }
+  return candidates
+}
+
+function searchFilters(options: SearchOptions) {
+  const filters = sessionFilters(options, 't.timestamp')
+  const role = options.role
+  filters.addIn('t.role', role === undefined ? undefined : Array.isArray(role) ? role : [role])
+  return filters
+}
+
+/** The start of a text as a snippet (never half a surrogate pair). */
+function startOf(content: string | null): string {
+  const text = content ?? ''
+  if (text.length <= NEIGHBOUR_SNIPPET_CHARS) return text
+  const high = text.charCodeAt(NEIGHBOUR_SNIPPET_CHARS - 1)
+  const end = high >= 0xd800 && high <= 0xdbff ? NEIGHBOUR_SNIPPET_CHARS - 1 : NEIGHBOUR_SNIPPET_CHARS
+  return `${text.slice(0, end)}…`
+}
+
+/** The first messages in time under the search's filters (a day's messages), with the start of their text as snippet. */
+async function firstRows(ctx: StoreContext, options: SearchOptions, limit: number): Promise<HitRow[]> {
+  const filters = searchFilters(options)
+  const rows = await ctx.read<Omit<HitRow, 'snippet'> & { content: string | null }>(
+    {
+      sql: `SELECT t.session_id, t.id AS item_id, t.role, t.timestamp, s.source,
+          substr(t.content, 1, ${NEIGHBOUR_SNIPPET_CHARS + 1}) AS content, 0 AS score
+        FROM messages t JOIN sessions s ON s.id = t.session_id
+        WHERE 1 ${filters.where.map((where) => `AND ${where}`).join(' ')}
+        ORDER BY t.timestamp, t.id LIMIT ?`,
+      params: [...filters.params, limit],
+    },
+    'Searching messages',
+  )
+  return rows.map(({ content, ...row }) => ({ ...row, snippet: startOf(content) }))
 }
