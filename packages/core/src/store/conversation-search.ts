@@ -89,18 +89,17 @@ export async function conversationSearch(
   if (matched.length === 0) return []
 
   const rows = new Map<number, HitRow>(matched.map((row) => [row.item_id, row]))
-  const candidates = await neighbourhood(ctx, options, rows, features.windows || features.follow)
-  const ranked = rankCandidates(
-    candidates,
-    { text: query, timeQuestion: isTimeQuestion(query), ranges: dates.ranges },
-    features,
-  )
+  const timeQuestion = isTimeQuestion(query)
+  // only a when-question reads the texts (for time expressions); otherwise a neighbour's snippet is enough
+  const chars = features.time && timeQuestion ? RANKED_TEXT_CHARS : NEIGHBOUR_SNIPPET_CHARS + 1
+  const candidates = await neighbourhood(ctx, options, rows, features.windows || features.follow, chars)
+  const ranked = rankCandidates(candidates, { text: query, timeQuestion, ranges: dates.ranges }, features)
   return ranked.slice(0, take).map(({ id, score }) => ({ ...(rows.get(id) as HitRow), score }))
 }
 
 /**
- * One query for the matched messages' speakers, texts and neighbour ids and, with `neighbours`, for the
- * previous and next message of each that the search's filters allow. Neighbours are added to `rows`
+ * One query for the matched messages' speakers, texts (their first `chars` characters) and neighbour ids
+ * and, with `neighbours`, for the previous and next message of each that the search's filters allow. Neighbours are added to `rows`
  * with the start of their text as snippet.
  */
 async function neighbourhood(
@@ -108,6 +107,7 @@ async function neighbourhood(
   options: SearchOptions,
   rows: Map<number, HitRow>,
   neighbours: boolean,
+  chars: number,
 ): Promise<Map<number, Candidate>> {
   const ids = [...rows.keys()]
   const matched = new Set(ids)
@@ -120,7 +120,7 @@ async function neighbourhood(
           (SELECT min(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id > c.id) AS next
           FROM c JOIN messages t ON t.id = c.id)
         SELECT t.id, t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name,
-          substr(t.content, 1, ${RANKED_TEXT_CHARS}) AS content, w.prev, w.next
+          substr(t.content, 1, ${chars}) AS content, w.prev, w.next
         FROM messages t JOIN sessions s ON s.id = t.session_id LEFT JOIN w ON w.id = t.id
         WHERE t.id IN (${neighbours ? 'SELECT id FROM w UNION ALL SELECT prev FROM w UNION ALL SELECT next FROM w' : 'SELECT id FROM c'})
           ${filters.where.map((where) => `AND ${where}`).join(' ')}`,
