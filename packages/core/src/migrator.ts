@@ -1,15 +1,26 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import type { StorageDriver } from './driver.ts'
 import { EngramError } from './errors.ts'
 
-/** The repository's `drizzle/` folder: the one `drizzle-kit migrate` applies too. */
-export const DEFAULT_MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle', import.meta.url))
+/**
+ * The migrations shipped with this package: `dist/drizzle/` next to the built code (the build copies it),
+ * or, running from source in this repository, the top-level `drizzle/` folder that drizzle-kit writes.
+ */
+export const DEFAULT_MIGRATIONS_FOLDER = ['./drizzle', '../../../drizzle']
+  .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
+  .find((folder) => existsSync(join(folder, 'meta', '_journal.json'))) as string
 
 // drizzle-kit's own bookkeeping table, so `drizzle-kit migrate` and this migrator agree on what ran.
 export const MIGRATIONS_TABLE = '__drizzle_migrations'
 
 type Migration = ReturnType<typeof readMigrationFiles>[number]
+
+// libSQL servers refuse a PRAGMA that sets a value ("unsupported statement"), such as 0004's application_id:
+// the header mark is for local files, so such statements are left out on remote databases.
+const SETS_PRAGMA = /^\s*(?:--[^\n]*\n\s*)*PRAGMA\s+\w+\s*=/i
 
 async function pendingMigrations(driver: StorageDriver, migrations: Migration[]): Promise<Migration[]> {
   const { rows } = await driver.execute<{ hash: string; created_at: number | string }>({
@@ -46,7 +57,9 @@ export async function migrate(
   try {
     await driver.batch(
       pending.flatMap((m) => [
-        ...m.sql.filter((chunk) => chunk.trim() !== '').map((sql) => ({ sql })),
+        ...m.sql
+          .filter((chunk) => chunk.trim() !== '' && !(driver.capabilities.remote && SETS_PRAGMA.test(chunk)))
+          .map((sql) => ({ sql })),
         {
           sql: `INSERT INTO "${MIGRATIONS_TABLE}" ("hash", "created_at") VALUES (?, ?)`,
           params: [m.hash, m.folderMillis],

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { EngramError, openStore, openStoreWithDriver, type StorageDriver } from '../src/index.ts'
@@ -6,11 +7,10 @@ import { driversUnderTest, tempDbPath, tempDir } from './helpers.ts'
 
 const dir = tempDir()
 
-/** A real better-sqlite3 connection that answers like an SQLite build compiled without FTS5. */
-function withoutFts5(inner: StorageDriver): StorageDriver {
+/** A real better-sqlite3 connection that refuses the statements `refused` matches, as `message` says. */
+function refusing(inner: StorageDriver, refused: RegExp, message: string): StorageDriver {
   const refuse = (sql: string) => {
-    if (/\bfts5\b/i.test(sql))
-      throw Object.assign(new Error('no such module: fts5'), { code: 'SQLITE_ERROR' })
+    if (refused.test(sql)) throw Object.assign(new Error(message), { code: 'SQLITE_ERROR' })
   }
   return {
     ...inner,
@@ -25,6 +25,15 @@ function withoutFts5(inner: StorageDriver): StorageDriver {
   }
 }
 
+/** Answers like an SQLite build compiled without FTS5. */
+const withoutFts5 = (inner: StorageDriver) => refusing(inner, /\bfts5\b/i, 'no such module: fts5')
+
+/** Answers like a libSQL server: remote, refusing PRAGMAs that set a value. */
+const asLibsqlServer = (inner: StorageDriver): StorageDriver => ({
+  ...refusing(inner, /PRAGMA\s+\w+\s*=/i, 'SQL_PARSE_ERROR: unsupported statement'),
+  capabilities: { localFile: false, remote: true },
+})
+
 describe('openStore', () => {
   it('says clearly when SQLite has no FTS5, and creates nothing', async () => {
     const path = tempDbPath(dir)
@@ -37,7 +46,37 @@ describe('openStore', () => {
     await store.close()
   })
 
+  it('migrates a remote database whose server refuses PRAGMAs that set a value, leaving its header alone', async () => {
+    const path = tempDbPath(dir)
+    const store = await openStoreWithDriver(asLibsqlServer(betterSqlite3Driver({ path })))
+    const s = await store.createSession({ source: 'remote' })
+    await store.appendMessage(s.id, { role: 'user', content: 'stored on the server' })
+    expect((await store.search('server')).length).toBe(1)
+    await store.close()
+    const reopened = await openStoreWithDriver(asLibsqlServer(betterSqlite3Driver({ path })))
+    expect((await reopened.getMessages(s.id)).map((m) => m.content)).toEqual(['stored on the server'])
+    await reopened.close()
+  })
+
   for (const driver of driversUnderTest()) {
+    it(`refuses a directory and a path under a plain file (${driver})`, async () => {
+      const refuse = async (url: string) => {
+        const error = await openStore({ url, driver }).catch((e) => e)
+        expect(error).toBeInstanceOf(EngramError)
+        expect(error.code).toBe('DATABASE_PATH')
+      }
+      await refuse(dir)
+      const notADir = join(dir, `plain-file-${driver}`)
+      writeFileSync(notADir, 'x')
+      await refuse(join(notADir, 'engram.db'))
+    })
+
+    it(`creates the folder of a new database file (${driver})`, async () => {
+      const store = await openStore({ url: join(dir, `nested-${driver}`, 'deeper', 'engram.db'), driver })
+      expect(await store.listSessions()).toEqual([])
+      await store.close()
+    })
+
     it(`keeps a :memory: database for the life of the store (${driver})`, async () => {
       const store = await openStore({ url: ':memory:', driver })
       const s = await store.createSession({ source: 'cli' })

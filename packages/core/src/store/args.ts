@@ -44,7 +44,7 @@ export const listSessions = z.object({
   ...paging(50),
 })
 
-export const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const
+const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const
 
 export const searchOptions = z.object({
   sessionId: identifier.optional(),

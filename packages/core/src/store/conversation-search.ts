@@ -112,7 +112,7 @@ async function neighbourhood(
   const ids = [...rows.keys()]
   const matched = new Set(ids)
   const filters = searchFilters(options)
-  const found = await ctx.read<DetailRow & Omit<HitRow, 'snippet' | 'score'>>(
+  const found = await ctx.read<DetailRow & Omit<HitRow, 'snippet' | 'excerpt' | 'score'>>(
     {
       sql: `WITH c(id) AS (VALUES ${ids.map(() => '(?)').join(', ')}),
         w AS MATERIALIZED (SELECT c.id,
@@ -131,7 +131,7 @@ async function neighbourhood(
   const candidates = new Map<number, Candidate>()
   for (const row of found) {
     const { name, content, prev, next, ...hit } = row
-    if (!rows.has(row.id)) rows.set(row.id, { ...hit, snippet: startOf(content), score: 0 })
+    if (!rows.has(row.id)) rows.set(row.id, { ...hit, snippet: startOf(content), excerpt: null, score: 0 })
     candidates.set(row.id, {
       id: row.id,
       sessionId: row.session_id,
@@ -173,7 +173,7 @@ function startOf(content: string | null): string {
 /** The first messages in time under the search's filters (a day's messages), with the start of their text as snippet. */
 async function firstRows(ctx: StoreContext, options: SearchOptions, limit: number): Promise<HitRow[]> {
   const filters = searchFilters(options)
-  const rows = await ctx.read<Omit<HitRow, 'snippet'> & { content: string | null }>(
+  const rows = await ctx.read<Omit<HitRow, 'snippet' | 'excerpt'> & { content: string | null }>(
     {
       sql: `SELECT t.session_id, t.id AS item_id, t.role, t.timestamp, s.source,
           substr(t.content, 1, ${NEIGHBOUR_SNIPPET_CHARS + 1}) AS content, 0 AS score
@@ -184,5 +184,5 @@ async function firstRows(ctx: StoreContext, options: SearchOptions, limit: numbe
     },
     'Searching messages',
   )
-  return rows.map(({ content, ...row }) => ({ ...row, snippet: startOf(content) }))
+  return rows.map(({ content, ...row }) => ({ ...row, snippet: startOf(content), excerpt: null }))
 }

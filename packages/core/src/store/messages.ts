@@ -22,7 +22,7 @@ import {
   type MessageRow,
   type StoredMessageRow,
 } from './message-codec.ts'
-import { END_SESSION, getSession, sessionNotFound } from './sessions.ts'
+import { endSessionStatement, getSession, sessionNotFound } from './sessions.ts'
 
 const MESSAGE_PLACEHOLDERS = MESSAGE_COLUMNS.split(',')
   .map(() => '?')
@@ -101,7 +101,7 @@ export async function continueSession(
   const episode = episodeInput ? insertEpisode({ ...episodeInput, sessionId: parent }) : null
   const results = await ctx.write(
     [
-      { sql: END_SESSION, params: [now, endReason, parent] },
+      endSessionStatement(ctx, parent, endReason, now),
       {
         sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at)
           SELECT ?, source, user_id, model, title, system_prompt, id, ? FROM sessions WHERE id = ?`,

@@ -1,48 +1,16 @@
 import { openSync, statSync, truncateSync, writeSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import LibsqlDatabase from 'libsql'
 import { describe, expect, it } from 'vitest'
-import { type SyncConnection, syncSqliteDriver } from '../../src/drivers/sync-sqlite.ts'
-import { type DriverName, EngramError, openStore, openStoreWithDriver, type Store } from '../../src/index.ts'
-import { tempDbPath, tempDir } from '../helpers.ts'
-import { exitWithin, killIfRunning, spawnScript, waitForLine } from '../processes/spawn.ts'
-
-async function expectCode(promise: Promise<unknown>, code: string): Promise<EngramError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(EngramError)
-  expect((error as EngramError).code).toBe(code)
-  return error as EngramError
-}
-
-/**
- * Another process holding the write lock, as one in the middle of a long transaction would (a process,
- * not a second connection here: POSIX locks do not separate two SQLite libraries in one process).
- */
-async function holdWriteLock(path: string): Promise<() => Promise<void>> {
-  const holder = spawnScript('lock-holder.ts', [path, '20000'])
-  try {
-    await waitForLine(holder, (line) => line === 'LOCKED', 30_000)
-  } catch (error) {
-    killIfRunning(holder)
-    throw error
-  }
-  return async () => {
-    killIfRunning(holder)
-    await exitWithin(holder, 10_000)
-  }
-}
+import type { EngramError } from '../errors.ts'
+import type { Store } from '../store/store.ts'
+import { expectCode, type Harness, holdWriteLock } from './harness.ts'
 
 /** Store guarantees that came from trying to break it (issue 13): run once per driver. */
-export function reliabilitySuite(driver: DriverName): void {
-  const dir = tempDir(`engram-reliability-${driver}-`)
-  const open = (path = tempDbPath(dir), extra: Parameters<typeof openStore>[0] = {}) =>
-    openStore({ url: path, driver, ...extra })
+export function reliabilitySuite(h: Harness): void {
+  const { open } = h
 
   async function withEpisode(path: string): Promise<{ store: Store; sessionId: string }> {
-    const store = await open(path)
+    const store = await open(path, { busyTimeout: 5000 })
     const s = await store.createSession({ source: 'cli' })
     await store.appendMessage(s.id, { role: 'user', content: 'the quarterly report is due' })
     await store.addEpisode({ sessionId: s.id, summary: 'quarterly report planning' })
@@ -51,14 +19,15 @@ export function reliabilitySuite(driver: DriverName): void {
 
   describe('search never writes or waits on a writer', () => {
     it('answers at once with episodes while another connection holds the write lock', async () => {
-      const path = tempDbPath(dir)
+      const path = h.path()
       const { store, sessionId } = await withEpisode(path)
       const release = await holdWriteLock(path)
       try {
         const started = performance.now()
         const hits = await store.search('quarterly')
-        expect(performance.now() - started).toBeLessThan(500)
-        expect(hits.map((h) => h.kind)).toEqual(['episode', 'message'])
+        // Well under the 5 s the store would otherwise wait for the lock.
+        expect(performance.now() - started).toBeLessThan(2500)
+        expect(hits.map((hit) => hit.kind)).toEqual(['episode', 'message'])
       } finally {
         await release()
       }
@@ -70,20 +39,13 @@ export function reliabilitySuite(driver: DriverName): void {
     })
 
     it('searches a database opened read-only', async () => {
-      const path = tempDbPath(dir)
+      const path = h.path()
       const { store, sessionId } = await withEpisode(path)
       await store.close()
-      // libSQL's binding has no readonly option but takes SQLite's URI form.
-      const connection =
-        driver === 'libsql'
-          ? new LibsqlDatabase(`file:${path}?mode=ro`)
-          : new Database(path, { readonly: true })
-      const readOnly = await openStoreWithDriver(
-        syncSqliteDriver(driver, connection as unknown as SyncConnection, { localFile: true, remote: false }),
-      )
+      const readOnly = await h.openReadOnly(path)
       try {
         const hits = await readOnly.search('quarterly')
-        expect(hits.map((h) => h.kind)).toEqual(['episode', 'message'])
+        expect(hits.map((hit) => hit.kind)).toEqual(['episode', 'message'])
       } finally {
         await readOnly.close()
       }
@@ -95,13 +57,14 @@ export function reliabilitySuite(driver: DriverName): void {
 
   describe('checkIntegrity reports, never throws', () => {
     it('reports a held write lock as busy, distinctly from damage, without waiting', async () => {
-      const path = tempDbPath(dir)
+      const path = h.path()
       const { store } = await withEpisode(path)
       const release = await holdWriteLock(path)
       try {
         const started = performance.now()
         const report = await store.checkIntegrity()
-        expect(performance.now() - started).toBeLessThan(500)
+        // Well under the 5 s the store would otherwise wait for the lock.
+        expect(performance.now() - started).toBeLessThan(2500)
         expect(report).toMatchObject({ ok: false, status: 'busy', database: ['ok'] })
         expect(report.fix).toMatch(/write lock/)
       } finally {
@@ -111,18 +74,22 @@ export function reliabilitySuite(driver: DriverName): void {
       await store.close()
     })
 
-    it('reports corrupted pages with the fix', async () => {
-      const path = tempDbPath(dir)
+    /** A closed database file of a few hundred pages of messages. */
+    async function filledFile(): Promise<string> {
+      const path = h.path()
       const store = await open(path)
       const s = await store.createSession({ source: 'cli' })
-      await store.appendMessages(
-        s.id,
-        Array.from({ length: 400 }, (_, i) => ({
-          role: 'user' as const,
-          content: `message ${i} `.repeat(40),
-        })),
-      )
+      const rows = Array.from({ length: 400 }, (_, i) => ({
+        role: 'user' as const,
+        content: `row ${i} `.repeat(40),
+      }))
+      await store.appendMessages(s.id, rows)
       await store.close()
+      return path
+    }
+
+    it('reports corrupted pages with the fix', async () => {
+      const path = await filledFile()
       const pageSize = 4096
       const pages = statSync(path).size / pageSize
       expect(pages).toBeGreaterThan(20)
@@ -142,14 +109,7 @@ export function reliabilitySuite(driver: DriverName): void {
     })
 
     it('reports a truncated file with the fix, at open or in the report', async () => {
-      const path = tempDbPath(dir)
-      const store = await open(path)
-      const s = await store.createSession({ source: 'cli' })
-      await store.appendMessages(
-        s.id,
-        Array.from({ length: 300 }, (_, i) => ({ role: 'user' as const, content: `row ${i} `.repeat(50) })),
-      )
-      await store.close()
+      const path = await filledFile()
       truncateSync(path, Math.floor(statSync(path).size / 2))
       const opened = await open(path).then(
         (damaged) => damaged,
@@ -219,7 +179,7 @@ export function reliabilitySuite(driver: DriverName): void {
     })
 
     it('never crosses users in lineage or tip, even over links written before the check', async () => {
-      const path = tempDbPath(dir)
+      const path = h.path()
       const store = await open(path)
       const alice = await store.createSession({ source: 'cli', userId: 'alice' })
       const bob = await store.createSession({ source: 'cli', userId: 'bob' })
