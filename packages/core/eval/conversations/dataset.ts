@@ -27,7 +27,7 @@ export interface ConversationMessage {
   timestamp: number
 }
 
-export interface ConversationSession {
+interface ConversationSession {
   key: string
   messages: ConversationMessage[]
 }
