@@ -1,5 +1,6 @@
 import type { episodes } from './schema/episodes.ts'
 import type { sessions } from './schema/sessions.ts'
+import type { RankFeatures } from './search/rank.ts'
 
 /** Who speaks in a chat message. */
 export type Role = 'system' | 'user' | 'assistant' | 'tool'
@@ -252,6 +253,10 @@ export interface SearchOptions extends PageOptions {
   until?: number
   sort?: 'relevance' | 'newest' | 'oldest'
   includeEpisodes?: boolean
+  /** The current time (ms) that relative dates in the query ("last week", 上周) resolve against; default now. */
+  now?: number
+  /** For evaluation: turns single ranking techniques off (see search/rank.ts); all are on by default. */
+  ranking?: Partial<RankFeatures>
 }
 
 /** One search result: an episode or a message, with a snippet whose matches are marked «like this». */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { RANK_FEATURES } from '../search/rank.ts'
 import { epochMs, identifier, parse, text, wholeNumber } from '../validation.ts'
 
 /**
@@ -55,6 +56,8 @@ export const searchOptions = z.object({
   until: epochMs.optional(),
   sort: z.enum(SEARCH_SORTS, { error: `must be one of ${SEARCH_SORTS.join(', ')}` }).default('relevance'),
   includeEpisodes: z.boolean().default(true),
+  now: epochMs.optional(),
+  ranking: z.partialRecord(z.enum(RANK_FEATURES), z.boolean()).optional(),
   ...paging(10),
 })
 

@@ -3,11 +3,14 @@ import type { SqlValue, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
 import { joinTerms, parseSearchQuery, type SearchTerm } from '../search/query.ts'
+import { isQuestion } from '../search/question-words.ts'
+import { ALL_RANK_FEATURES } from '../search/rank.ts'
 import { EXCERPT_CHARS, excerptSnippet, SNIPPET_MARKS } from '../search/snippet.ts'
 import type { Page, Role, SearchHit, SearchOptions } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
+import { conversationSearch } from './conversation-search.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { countEpisodeHits } from './episodes.ts'
 import { messageTiers } from './message-tiers.ts'
@@ -17,7 +20,7 @@ const SNIPPET_TOKENS = 32
 // 10 MB), so only rows of up to this many bytes get it; longer rows get an excerpt snippet (linear).
 const FTS5_SNIPPET_MAX_BYTES = 1024
 
-interface HitRow {
+export interface HitRow {
   session_id: string
   item_id: number
   role: Role | 'episode'
@@ -52,7 +55,7 @@ class Filters {
   }
 }
 
-function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
+export function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
   const filters = new Filters()
   if (options.sessionId !== undefined) filters.add('t.session_id = ?', options.sessionId)
   if (options.userId !== undefined) filters.add('s.user_id = ?', options.userId)
@@ -123,6 +126,36 @@ function toHit(kind: 'message' | 'episode', row: HitRow, terms: readonly SearchT
   return hit
 }
 
+/**
+ * Matching message rows for a search: by tiers for relevance (see message-tiers.ts), the plain OR
+ * otherwise; `take` rows per tier until `take` are found.
+ */
+export async function tieredRows(
+  ctx: StoreContext,
+  terms: readonly SearchTerm[],
+  options: SearchOptions,
+  take: number,
+  after?: After,
+): Promise<HitRow[]> {
+  const match = joinTerms(terms, 'OR')
+  const tiers = (options.sort ?? 'relevance') === 'relevance' ? await messageTiers(ctx, terms) : [match]
+  const rows: HitRow[] = []
+  const seen = new Set<number>()
+  for (const tier of tiers) {
+    for (const row of await ctx.read<HitRow>(
+      hitQuery('message', tier, options, take, after),
+      'Searching messages',
+    )) {
+      if (!seen.has(row.item_id)) {
+        seen.add(row.item_id)
+        rows.push(row)
+      }
+    }
+    if (rows.length >= take) break
+  }
+  return rows
+}
+
 type ParsedSearchOptions = z.output<typeof args.searchOptions>
 
 /** Where a keyset page starts: after this (timestamp, id) of episodes (phase 0) or messages (phase 1). */
@@ -150,29 +183,20 @@ async function findHits(
   after?: After,
 ): Promise<SearchHit[]> {
   const { limit, offset, sort } = options
-  const terms = parseSearchQuery(typeof query === 'string' ? query : '')
-  if (terms.length === 0) return []
+  const text = typeof query === 'string' ? query : ''
+  const terms = parseSearchQuery(text)
+  // a natural-language question is ranked with its conversation around it; keywords by their matches only
+  const question = sort === 'relevance' && isQuestion(text)
+  if (terms.length === 0 && !question) return []
   const match = joinTerms(terms, 'OR')
   const take = offset + limit
-  const withEpisodes = options.includeEpisodes && options.role === undefined
+  const withEpisodes = options.includeEpisodes && options.role === undefined && terms.length > 0
   const episodeRows = withEpisodes
     ? await ctx.read<HitRow>(hitQuery('episode', match, options, take, after), 'Searching episodes')
     : []
-  const tiers = sort === 'relevance' ? await messageTiers(ctx, terms) : [match]
-  const messageRows: HitRow[] = []
-  const seen = new Set<number>()
-  for (const tier of tiers) {
-    for (const row of await ctx.read<HitRow>(
-      hitQuery('message', tier, options, take, after),
-      'Searching messages',
-    )) {
-      if (!seen.has(row.item_id)) {
-        seen.add(row.item_id)
-        messageRows.push(row)
-      }
-    }
-    if (messageRows.length >= take) break
-  }
+  const messageRows = question
+    ? await conversationSearch(ctx, text, options, take, { ...ALL_RANK_FEATURES, ...options.ranking })
+    : await tieredRows(ctx, terms, options, take, after)
   const hits = [
     ...episodeRows.map((row) => toHit('episode', row, terms)),
     ...messageRows.map((row) => toHit('message', row, terms)),

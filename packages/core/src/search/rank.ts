@@ -1,0 +1,113 @@
+/**
+ * Conversation-aware ranking of message candidates (pure: the store fetches, this orders).
+ *
+ * A candidate's own relevance is its BM25 score divided by the best one, so every weight below is
+ * relative. On top of it:
+ * - windows: each candidate centres a window (previous, itself, next message of its session) whose
+ *   score is the sum of its members' scores; a message also scores WINDOW × the best window it is in,
+ *   so the reply to the turn holding the question's words ranks next to that turn;
+ * - follow: a message receives FOLLOW × the score of the message before it;
+ * - participants: when the query names a speaker (the OpenAI `name` field), that speaker's messages
+ *   are multiplied by 1 + PARTICIPANT;
+ * - time: for "when / how long" questions, messages holding a time expression are multiplied by 1 + TIME;
+ * - dates: messages written on a day the query names are multiplied by 1 + DATE.
+ * (A session prior — a share of the session's summed scores — was measured and did not help: not kept.)
+ */
+import { hasTimeExpression, type TimeRange } from './time-words.ts'
+
+/** The techniques, each of which can be turned off (for evaluation: `SearchOptions.ranking`). */
+export const RANK_FEATURES = ['questionWords', 'windows', 'follow', 'participants', 'time', 'dates'] as const
+
+export type RankFeatures = Record<(typeof RANK_FEATURES)[number], boolean>
+
+export const ALL_RANK_FEATURES: Readonly<RankFeatures> = {
+  questionWords: true,
+  windows: true,
+  follow: true,
+  participants: true,
+  time: true,
+  dates: true,
+}
+
+const WINDOW = 0.5
+const FOLLOW = 0.3
+const PARTICIPANT = 0.5
+const TIME = 0.5
+const DATE = 1
+
+export interface Candidate {
+  id: number
+  sessionId: string
+  /** BM25 relevance (higher is better); 0 for a neighbour that did not match. */
+  relevance: number
+  prev: number | null
+  next: number | null
+  name: string | null
+  content: string | null
+  timestamp: number
+}
+
+export interface Question {
+  /** The query as the user wrote it. */
+  text: string
+  timeQuestion: boolean
+  ranges: readonly TimeRange[]
+}
+
+const LATIN_NAME_CHAR = /[\p{L}\p{N}]/u
+
+/** Whether the query names `name`: as a whole word for alphabetic names, as a substring for CJK ones. */
+export function namesParticipant(query: string, name: string): boolean {
+  const q = query.toLowerCase()
+  const n = name.toLowerCase().trim()
+  if (n.length === 0) return false
+  for (let at = q.indexOf(n); at >= 0; at = q.indexOf(n, at + 1)) {
+    const before = q[at - 1]
+    const after = q[at + n.length]
+    const cjk = /[\u3400-\u9fff\uac00-\ud7af\u3040-\u30ff]/.test(n)
+    if (cjk || ((!before || !LATIN_NAME_CHAR.test(before)) && (!after || !LATIN_NAME_CHAR.test(after))))
+      return true
+  }
+  return false
+}
+
+/** The candidates ordered best first, with their final scores. Linear in the candidates (and their text). */
+export function rankCandidates(
+  candidates: ReadonlyMap<number, Candidate>,
+  question: Question,
+  features: RankFeatures,
+): { id: number; score: number }[] {
+  let best = 0
+  for (const c of candidates.values()) best = Math.max(best, c.relevance)
+  const own = (id: number | null) => (id === null ? 0 : (candidates.get(id)?.relevance ?? 0) / (best || 1))
+
+  const window = new Map<number, number>()
+  if (features.windows) {
+    for (const c of candidates.values()) {
+      if (c.relevance <= 0) continue
+      const sum = own(c.prev) + own(c.id) + own(c.next)
+      for (const id of [c.prev, c.id, c.next]) {
+        if (id !== null) window.set(id, Math.max(window.get(id) ?? 0, sum))
+      }
+    }
+  }
+  const named = new Set<string>()
+  if (features.participants) {
+    for (const c of candidates.values()) {
+      if (c.name !== null && !named.has(c.name) && namesParticipant(question.text, c.name)) named.add(c.name)
+    }
+  }
+
+  const ranked: { id: number; score: number }[] = []
+  for (const c of candidates.values()) {
+    let score = own(c.id) + WINDOW * (window.get(c.id) ?? 0)
+    if (features.follow) score += FOLLOW * own(c.prev)
+    if (c.name !== null && named.has(c.name)) score *= 1 + PARTICIPANT
+    if (features.time && question.timeQuestion && c.content !== null && hasTimeExpression(c.content))
+      score *= 1 + TIME
+    if (features.dates && question.ranges.some((r) => c.timestamp >= r.from && c.timestamp < r.to))
+      score *= 1 + DATE
+    if (score > 0) ranked.push({ id: c.id, score })
+  }
+  return ranked.sort((a, b) => b.score - a.score || a.id - b.id)
+}

@@ -1,0 +1,188 @@
+import { joinTerms, parseSearchQuery } from '../search/query.ts'
+import { isTimeQuestion, stripQuestionWords, withHanBigrams } from '../search/question-words.ts'
+import { ALL_RANK_FEATURES, type Candidate, type RankFeatures, rankCandidates } from '../search/rank.ts'
+import { parseQueryDates } from '../search/time-words.ts'
+import type { SearchOptions } from '../types.ts'
+import type { StoreContext } from './context.ts'
+import { type HitRow, hitQuery, sessionFilters, tieredRows } from './search.ts'
+
+/** Matching messages fetched per day the query names. */
+const DATE_POOL = 20
+/** Characters of a neighbour's text returned as its snippet (it matched no word to centre on). */
+const NEIGHBOUR_SNIPPET_CHARS = 200
+/** Characters of a candidate's text the ranking reads (for time expressions): bounded work per hit. */
+const RANKED_TEXT_CHARS = 2000
+
+interface DetailRow {
+  id: number
+  session_id: string
+  name: string | null
+  content: string | null
+  timestamp: number
+  prev: number | null
+  next: number | null
+}
+
+async function matchingRows(
+  ctx: StoreContext,
+  text: string,
+  options: SearchOptions,
+  take: number,
+  dates: ReturnType<typeof parseQueryDates>,
+  questionWords: boolean,
+): Promise<HitRow[]> {
+  const parsed = parseSearchQuery(text)
+  const bigrams = withHanBigrams(
+    text,
+    parsed.map((t) => t.text),
+  )
+  const expanded = questionWords ? parseSearchQuery(bigrams) : parsed
+  // a day named in the query stands in for content words: the stop-words kept for lack of them go
+  const terms = dates.ranges.length > 0 ? expanded.filter((t) => !t.stop) : expanded
+  const rows = new Map<number, HitRow>()
+  const add = (list: HitRow[]) => {
+    for (const row of list) if (!rows.has(row.item_id)) rows.set(row.item_id, row)
+  }
+  if (terms.length > 0) add(await tieredRows(ctx, terms, options, take))
+  for (const range of dates.ranges) {
+    const since = Math.max(range.from, options.since ?? range.from)
+    const until = Math.min(range.to, options.until ?? range.to)
+    if (since >= until) continue
+    const scoped = { ...options, since, until }
+    const matching =
+      terms.length > 0
+        ? await ctx.read<HitRow>(
+            hitQuery('message', joinTerms(terms, 'OR'), scoped, DATE_POOL),
+            'Searching messages',
+          )
+        : []
+    // when no word matches on that day ("what happened on 8 May?", "what did Tom cook on 8 May?") the
+    // day's messages are the candidates, as strong as the best word match elsewhere
+    const best = Math.max(1, ...[...rows.values()].map((row) => row.score))
+    add(
+      matching.length > 0
+        ? matching
+        : (await firstRows(ctx, scoped, DATE_POOL)).map((row) => ({ ...row, score: best })),
+    )
+  }
+  return [...rows.values()]
+}
+
+/**
+ * The relevance-ordered message rows of a search, ranked with their conversation around them (see
+ * rank.ts): the matching messages (the same tiers and LIMIT as a keyword search: a larger pool was
+ * measured to cost time and add no recall), those of the days the query names, then one query for
+ * their speakers, texts and neighbours and one for the neighbours themselves, all under the search's
+ * filters. Returns at most `take` rows.
+ */
+export async function conversationSearch(
+  ctx: StoreContext,
+  query: string,
+  options: SearchOptions,
+  take: number,
+  features: RankFeatures = ALL_RANK_FEATURES,
+): Promise<HitRow[]> {
+  const now = options.now ?? Date.now()
+  const dates = features.dates ? parseQueryDates(query, now) : { text: query, ranges: [] }
+  const text = features.questionWords ? stripQuestionWords(dates.text) : dates.text
+  const matched = await matchingRows(ctx, text, options, take, dates, features.questionWords)
+  if (matched.length === 0) return []
+
+  const rows = new Map<number, HitRow>(matched.map((row) => [row.item_id, row]))
+  const timeQuestion = isTimeQuestion(query)
+  // only a when-question reads the texts (for time expressions); otherwise a neighbour's snippet is enough
+  const chars = features.time && timeQuestion ? RANKED_TEXT_CHARS : NEIGHBOUR_SNIPPET_CHARS + 1
+  const candidates = await neighbourhood(ctx, options, rows, features.windows || features.follow, chars)
+  const ranked = rankCandidates(candidates, { text: query, timeQuestion, ranges: dates.ranges }, features)
+  return ranked.slice(0, take).map(({ id, score }) => ({ ...(rows.get(id) as HitRow), score }))
+}
+
+/**
+ * One query for the matched messages' speakers, texts (their first `chars` characters) and neighbour ids
+ * and, with `neighbours`, for the previous and next message of each that the search's filters allow. Neighbours are added to `rows`
+ * with the start of their text as snippet.
+ */
+async function neighbourhood(
+  ctx: StoreContext,
+  options: SearchOptions,
+  rows: Map<number, HitRow>,
+  neighbours: boolean,
+  chars: number,
+): Promise<Map<number, Candidate>> {
+  const ids = [...rows.keys()]
+  const matched = new Set(ids)
+  const filters = searchFilters(options)
+  const found = await ctx.read<DetailRow & Omit<HitRow, 'snippet' | 'excerpt' | 'score'>>(
+    {
+      sql: `WITH c(id) AS (VALUES ${ids.map(() => '(?)').join(', ')}),
+        w AS MATERIALIZED (SELECT c.id,
+          (SELECT max(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id < c.id) AS prev,
+          (SELECT min(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id > c.id) AS next
+          FROM c JOIN messages t ON t.id = c.id)
+        SELECT t.id, t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name,
+          substr(t.content, 1, ${chars}) AS content, w.prev, w.next
+        FROM messages t JOIN sessions s ON s.id = t.session_id LEFT JOIN w ON w.id = t.id
+        WHERE t.id IN (${neighbours ? 'SELECT id FROM w UNION ALL SELECT prev FROM w UNION ALL SELECT next FROM w' : 'SELECT id FROM c'})
+          ${filters.where.map((where) => `AND ${where}`).join(' ')}`,
+      params: [...ids, ...filters.params],
+    },
+    'Searching messages',
+  )
+  const candidates = new Map<number, Candidate>()
+  for (const row of found) {
+    const { name, content, prev, next, ...hit } = row
+    if (!rows.has(row.id)) rows.set(row.id, { ...hit, snippet: startOf(content), excerpt: null, score: 0 })
+    candidates.set(row.id, {
+      id: row.id,
+      sessionId: row.session_id,
+      relevance: rows.get(row.id)?.score ?? 0,
+      prev,
+      next,
+      name,
+      content,
+      timestamp: row.timestamp,
+    })
+  }
+  // a neighbour's own links are those of the matches beside it
+  for (const id of ids) {
+    const c = candidates.get(id)
+    const before = c?.prev == null ? undefined : candidates.get(c.prev)
+    if (c && before && !matched.has(before.id)) before.next = c.id
+    const after = c?.next == null ? undefined : candidates.get(c.next)
+    if (c && after && !matched.has(after.id)) after.prev = c.id
+  }
+  return candidates
+}
+
+function searchFilters(options: SearchOptions) {
+  const filters = sessionFilters(options, 't.timestamp')
+  const role = options.role
+  filters.addIn('t.role', role === undefined ? undefined : Array.isArray(role) ? role : [role])
+  return filters
+}
+
+/** The start of a text as a snippet (never half a surrogate pair). */
+function startOf(content: string | null): string {
+  const text = content ?? ''
+  if (text.length <= NEIGHBOUR_SNIPPET_CHARS) return text
+  const high = text.charCodeAt(NEIGHBOUR_SNIPPET_CHARS - 1)
+  const end = high >= 0xd800 && high <= 0xdbff ? NEIGHBOUR_SNIPPET_CHARS - 1 : NEIGHBOUR_SNIPPET_CHARS
+  return `${text.slice(0, end)}…`
+}
+
+/** The first messages in time under the search's filters (a day's messages), with the start of their text as snippet. */
+async function firstRows(ctx: StoreContext, options: SearchOptions, limit: number): Promise<HitRow[]> {
+  const filters = searchFilters(options)
+  const rows = await ctx.read<Omit<HitRow, 'snippet' | 'excerpt'> & { content: string | null }>(
+    {
+      sql: `SELECT t.session_id, t.id AS item_id, t.role, t.timestamp, s.source,
+          substr(t.content, 1, ${NEIGHBOUR_SNIPPET_CHARS + 1}) AS content, 0 AS score
+        FROM messages t JOIN sessions s ON s.id = t.session_id
+        WHERE 1 ${filters.where.map((where) => `AND ${where}`).join(' ')}
+        ORDER BY t.timestamp, t.id LIMIT ?`,
+      params: [...filters.params, limit],
+    },
+    'Searching messages',
+  )
+  return rows.map(({ content, ...row }) => ({ ...row, snippet: startOf(content), excerpt: null }))
+}
