@@ -26,8 +26,11 @@ const URL_WITH_SCHEME = /^[a-z][a-z0-9+.-]*:/i
 type Env = Readonly<Record<string, string | undefined>>
 
 export interface LoadConfigOptions {
-  /** A file named by the user (`--config`); it must exist. `.json` is read as JSON, anything else as TOML. */
-  file?: string
+  /**
+   * A file named by the user (`--config`); it must exist. `.json` is read as JSON, anything else as TOML.
+   * `null` reads no file at all (the defaults and the environment only).
+   */
+  file?: string | null
   /** Where `engram.toml` / `engram.json` are looked for and relative defaults are resolved (default: cwd). */
   cwd?: string
   /** The environment (default `process.env`); it overrides the file. */
@@ -234,6 +237,7 @@ function resolveMemoryFiles({ file, fileDir, cwd }: Context): MemoryFilesConfig 
 }
 
 function findFile(options: LoadConfigOptions, cwd: string): string | null {
+  if (options.file === null) return null
   if (options.file !== undefined) {
     const path = resolve(cwd, options.file)
     if (!existsSync(path)) {
