@@ -1,0 +1,168 @@
+import { EngramError } from '@engram/core'
+import { countChars, entryProblem, joinEntries, parseText } from './format.ts'
+
+export type MemoryTarget = 'memory' | 'user'
+
+export type MemoryOperation =
+  | { action: 'add'; content: string }
+  | { action: 'replace'; old_text: string; content: string }
+  | { action: 'remove'; old_text: string }
+
+/** Why the memory refused a write; the message says what to do instead. */
+export type MemoryRefusalReason =
+  | 'invalid'
+  | 'not_found'
+  | 'ambiguous'
+  | 'over_cap'
+  | 'threat'
+  | 'unparseable'
+  | 'locked'
+
+/** A refused memory write. Nothing was written. */
+export class MemoryRefusal extends EngramError {
+  readonly reason: MemoryRefusalReason
+
+  constructor(reason: MemoryRefusalReason, message: string) {
+    super('INVALID_ARGUMENT', message)
+    this.reason = reason
+  }
+}
+
+/** The outcome of a batch on a list of entries. */
+export interface AppliedBatch {
+  entries: string[]
+  chars: number
+  /** How many operations did what; `unchanged` counts adds of an entry that was already there. */
+  changes: Record<'added' | 'replaced' | 'removed' | 'unchanged', number>
+}
+
+const preview = (entry: string, max = 80) => {
+  const flat = entry.replace(/\s+/g, ' ')
+  return JSON.stringify(flat.length > max ? `${flat.slice(0, max)}…` : flat)
+}
+
+function normalizedContent(content: unknown, index: number): string {
+  if (typeof content !== 'string') {
+    throw new MemoryRefusal(
+      'invalid',
+      `Operation ${index + 1}: content must be a string with the entry's text.`,
+    )
+  }
+  const problem = entryProblem(content)
+  if (problem)
+    throw new MemoryRefusal(
+      'invalid',
+      `Operation ${index + 1}: the content cannot be stored because ${problem}.`,
+    )
+  const parsed = parseText(content)
+  return parsed.ok ? (parsed.entries[0] as string) : content
+}
+
+function findUnique(entries: readonly string[], oldText: unknown, index: number, file: string): number {
+  if (typeof oldText !== 'string' || oldText.trim() === '') {
+    throw new MemoryRefusal(
+      'invalid',
+      `Operation ${index + 1}: old_text must be a non-empty part of the entry to change.`,
+    )
+  }
+  const needle = oldText.trim()
+  const matches = entries.flatMap((entry, i) => (entry.includes(needle) ? [i] : []))
+  if (matches.length === 1) return matches[0] as number
+  if (matches.length === 0) {
+    throw new MemoryRefusal(
+      'not_found',
+      `Operation ${index + 1}: no entry in ${file} contains ${preview(needle)}. Read the current entries and quote part of one exactly.`,
+    )
+  }
+  const listed = matches.map((i) => `  - ${preview(entries[i] as string)}`).join('\n')
+  throw new MemoryRefusal(
+    'ambiguous',
+    `Operation ${index + 1}: ${preview(needle)} matches ${matches.length} entries in ${file}; quote a longer part of the one you mean:\n${listed}`,
+  )
+}
+
+/**
+ * Applies a batch of operations to `entries`, in order, and checks the size after the whole batch: the
+ * batch is refused when it ends above `limit`, unless it shrinks a file that was already above (so a file
+ * edited past the cap by hand can still be consolidated). Adding an entry that is already there changes
+ * nothing. Pure; throws {@link MemoryRefusal} and leaves `entries` untouched.
+ */
+export function applyOperations(
+  entries: readonly string[],
+  operations: readonly MemoryOperation[],
+  limit: number,
+  file: string,
+): AppliedBatch {
+  if (!Array.isArray(operations) || operations.length === 0) {
+    throw new MemoryRefusal('invalid', 'Give at least one operation (add, replace or remove).')
+  }
+  const next = [...entries]
+  const changes = { added: 0, replaced: 0, removed: 0, unchanged: 0 }
+  for (const [index, operation] of operations.entries()) {
+    const action = (operation as { action?: unknown })?.action
+    if (action === 'add') {
+      const content = normalizedContent(operation.content, index)
+      if (next.includes(content)) changes.unchanged++
+      else {
+        next.push(content)
+        changes.added++
+      }
+    } else if (action === 'replace' || action === 'remove') {
+      const at = findUnique(next, operation.old_text, index, file)
+      if (operation.action === 'replace') {
+        const content = normalizedContent(operation.content, index)
+        if (next.some((entry, i) => entry === content && i !== at)) next.splice(at, 1)
+        else next[at] = content
+        changes.replaced++
+      } else {
+        next.splice(at, 1)
+        changes.removed++
+      }
+    } else {
+      throw new MemoryRefusal(
+        'invalid',
+        `Operation ${index + 1}: action must be "add", "replace" or "remove" (got ${JSON.stringify(action)}).`,
+      )
+    }
+  }
+  const before = countChars(joinEntries(entries))
+  const chars = countChars(joinEntries(next))
+  if (chars > limit && chars > before) {
+    throw new MemoryRefusal('over_cap', overCapMessage(file, entries, before, chars, limit))
+  }
+  return { entries: next, chars, changes }
+}
+
+function overCapMessage(
+  file: string,
+  entries: readonly string[],
+  before: number,
+  after: number,
+  limit: number,
+) {
+  const listed = entries.map((entry, i) => `  ${i + 1}. ${preview(entry, 120)}`).join('\n')
+  return [
+    `${file} would hold ${formatCount(after)} characters, over its cap of ${formatCount(limit)} (now ${formatCount(before)}, ${percent(before, limit)}). Nothing was written.`,
+    'Consolidate first: merge related entries and remove stale ones with replace/remove (one batch can do both and then add), then retry.',
+    `Current entries:\n${listed || '  (none)'}`,
+  ].join('\n')
+}
+
+/** `added 2 entries, removed 1 entry`, or `no change (already there)`. */
+export function describeChanges(changes: AppliedBatch['changes']): string {
+  const parts = (['added', 'replaced', 'removed'] as const)
+    .filter((verb) => changes[verb] > 0)
+    .map((verb) => `${verb} ${changes[verb]} ${changes[verb] === 1 ? 'entry' : 'entries'}`)
+  if (changes.unchanged > 0)
+    parts.push(parts.length ? `${changes.unchanged} already there` : 'no change (already there)')
+  return parts.join(', ')
+}
+
+const numberFormat = new Intl.NumberFormat('en-US')
+
+/** `1,364` */
+export const formatCount = (n: number) => numberFormat.format(n)
+
+/** `62%` of the limit, rounded. */
+export const percent = (chars: number, limit: number) =>
+  `${limit > 0 ? Math.round((chars / limit) * 100) : 100}%`

@@ -1,0 +1,50 @@
+import type { ChatMessage, ToolCall } from '@engram/core'
+import type { AgentTool } from '../tools/tool.ts'
+
+/** What a model is told about a tool: the {@link AgentTool} without its implementation. */
+export type ToolSpec = Pick<AgentTool, 'name' | 'description' | 'parameters'>
+
+/** One model call. `messages` are in the OpenAI wire shape the store keeps, without the system prompt. */
+export interface ChatRequest {
+  system: string
+  messages: readonly ChatMessage[]
+  tools?: readonly ToolSpec[]
+  /** Upper bound for the answer; the provider's own default when absent. */
+  maxTokens?: number
+  signal?: AbortSignal
+  /** Called with each piece of answer text as it streams in; without it the call does not stream. */
+  onText?: (delta: string) => void
+}
+
+/**
+ * Token counts of one call, normalised across vendors: `inputTokens` is the whole prompt, cached parts
+ * included (Anthropic reports them apart; they are added back), so it measures the context.
+ */
+export interface ChatUsage {
+  inputTokens: number
+  outputTokens: number
+  cacheReadTokens?: number
+  cacheWriteTokens?: number
+}
+
+/** `stop`: a final answer; `tool_calls`: the model wants tools run; `length`: cut at `maxTokens`. */
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | (string & {})
+
+/** The assistant message always has the OpenAI wire shape (tool calls as `tool_calls`), ready to store. */
+export interface ChatResult {
+  message: ChatMessage & { role: 'assistant'; tool_calls?: ToolCall[] }
+  finishReason: FinishReason
+  usage: ChatUsage
+}
+
+/**
+ * A chat model behind one vendor API. `chat` retries rate limits, server errors and timeouts itself and
+ * throws a {@link ProviderError} with one actionable message when it gives up. Cost: one model call (plus
+ * its retries).
+ */
+export interface ModelProvider {
+  /** `openai`, `anthropic` or `offline`. */
+  readonly name: string
+  readonly model: string
+  chat(request: ChatRequest): Promise<ChatResult>
+}

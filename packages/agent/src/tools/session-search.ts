@@ -1,0 +1,337 @@
+import { bpeTokenCounter, clipToTokens, type TokenCounter, textOf } from '@engram/compressor'
+import { EngramError, type SearchHit, type Session, type Store, type StoredMessage } from '@engram/core'
+import type { AgentTool, ToolContext, ToolParameters } from './tool.ts'
+
+/** The part of the store the tool reads. */
+export type SessionSearchStore = Pick<
+  Store,
+  'search' | 'listSessions' | 'getSession' | 'getStoredMessages' | 'getLineage' | 'getEpisodes'
+>
+
+export interface SessionSearchOptions {
+  /** Counts the tokens of a result; defaults to the project's BPE counter. */
+  tokenCounter?: TokenCounter
+  /** Budget of a search result, default 1,000 tokens: windows are trimmed first, then hits dropped. */
+  maxTokens?: number
+  /** Budget of one session's transcript, default 2,000 tokens; longer ones end with a marker. */
+  sessionMaxTokens?: number
+}
+
+const DEFAULT_LIMIT = 5
+const MAX_LIMIT = 10
+const RECENT_SESSIONS = 10
+const MIN_PREFIX = 4
+const SESSION_PAGE = 200
+/** From the widest window to the narrowest: messages on each side of a hit, tokens per message. */
+const WINDOWS = [
+  { radius: 2, clip: 150 },
+  { radius: 1, clip: 100 },
+  { radius: 1, clip: 50 },
+  { radius: 0, clip: 80 },
+  { radius: 0, clip: 40 },
+]
+
+const parameters: ToolParameters = {
+  type: 'object',
+  properties: {
+    query: {
+      type: 'string',
+      description:
+        'Words to look for in past conversations (any language). Returns ranked hits, summaries first.',
+    },
+    session_id: {
+      type: 'string',
+      description:
+        'A session id (or a unique prefix of at least 4 characters) from an earlier result: returns its messages.',
+    },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_LIMIT,
+      description: `How many hits to return for a query (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).`,
+    },
+  },
+  additionalProperties: false,
+}
+
+const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`
+const flat = (text: string) => text.replace(/\s+/g, ' ').trim()
+
+function describeSession(session: Session): string {
+  const title = session.title ? ` · ${JSON.stringify(session.title)}` : ''
+  return `${session.id} · ${when(session.startedAt)} · ${session.source}${title} · ${session.messageCount} messages`
+}
+
+function messageText(message: StoredMessage): string {
+  const calls = (message.tool_calls ?? []).map((call) => `[called ${call.function.name}]`)
+  return flat([textOf(message), ...calls].filter(Boolean).join(' ')) || '(empty)'
+}
+
+function memo<T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+  let value = cache.get(key)
+  if (!value) {
+    value = load()
+    cache.set(key, value)
+  }
+  return value
+}
+
+/** What this agent may see: its user's sessions, minus the current conversation's compression chain. */
+class Visibility {
+  private readonly verdicts = new Map<string, Promise<boolean>>()
+  private chain: Promise<Set<string>> | undefined
+
+  constructor(
+    private readonly store: SessionSearchStore,
+    private readonly context: ToolContext,
+  ) {}
+
+  /** The current session and its ancestors. */
+  private ancestors(): Promise<Set<string>> {
+    this.chain ??= this.store.getLineage(this.context.sessionId).then(
+      (lineage) => new Set([this.context.sessionId, ...lineage.map((s) => s.id)]),
+      () => new Set([this.context.sessionId]),
+    )
+    return this.chain
+  }
+
+  ownedByUser(session: Pick<Session, 'userId'>): boolean {
+    return this.context.userId === undefined || session.userId === this.context.userId
+  }
+
+  /** In the current chain: an ancestor, the session itself, or a descendant (whose lineage holds it). */
+  inCurrentChain(sessionId: string): Promise<boolean> {
+    return memo(this.verdicts, sessionId, async () => {
+      if ((await this.ancestors()).has(sessionId)) return true
+      const lineage = await this.store.getLineage(sessionId).catch(() => [])
+      return lineage.some((s) => s.id === this.context.sessionId)
+    })
+  }
+}
+
+/** Reads each session and its messages at most once per call. */
+class SessionCache {
+  private readonly sessions = new Map<string, Promise<Session | null>>()
+  private readonly messages = new Map<string, Promise<StoredMessage[]>>()
+
+  constructor(private readonly store: SessionSearchStore) {}
+
+  session(id: string): Promise<Session | null> {
+    return memo(this.sessions, id, () => this.store.getSession(id))
+  }
+
+  messagesOf(id: string): Promise<StoredMessage[]> {
+    return memo(this.messages, id, () => this.store.getStoredMessages(id))
+  }
+}
+
+interface PreparedHit {
+  header: string
+  /** Rendered lines of the hit at a window size. */
+  body(radius: number, clip: number): string[]
+}
+
+class SessionSearch {
+  private readonly cache: SessionCache
+  private readonly visibility: Visibility
+  private readonly counter: TokenCounter
+  private readonly maxTokens: number
+  private readonly sessionMaxTokens: number
+
+  constructor(
+    private readonly store: SessionSearchStore,
+    context: ToolContext,
+    options: SessionSearchOptions,
+  ) {
+    this.cache = new SessionCache(store)
+    this.visibility = new Visibility(store, context)
+    this.counter = options.tokenCounter ?? bpeTokenCounter
+    this.maxTokens = options.maxTokens ?? 1_000
+    this.sessionMaxTokens = options.sessionMaxTokens ?? 2_000
+  }
+
+  private clip(text: string, tokens: number): string {
+    return clipToTokens(this.counter, text, tokens)
+  }
+
+  async query(query: string, limit: number, userId: string | undefined): Promise<string> {
+    const hits = await this.visibleHits(query, limit, userId)
+    if (hits.length === 0) {
+      return `No past session matches ${JSON.stringify(query)}. Try other or fewer words, or call session_search without a query to list recent sessions.`
+    }
+    const prepared = await Promise.all(hits.map((hit, i) => this.prepare(hit, i + 1)))
+    const intro = `${hits.length} result${hits.length === 1 ? '' : 's'} for ${JSON.stringify(query)} from past sessions (summaries first; call session_search with a session_id to read one):`
+    for (const [index, window] of WINDOWS.entries()) {
+      let shown = prepared
+      do {
+        const text = [
+          intro,
+          ...shown.map((hit) => [hit.header, ...hit.body(window.radius, window.clip)].join('\n')),
+        ].join('\n\n')
+        if (this.counter.countText(text) <= this.maxTokens) return text
+        // Only the narrowest window drops hits, from the least relevant end.
+        shown = index === WINDOWS.length - 1 ? shown.slice(0, -1) : []
+      } while (shown.length > 0)
+    }
+    return this.clip(intro, this.maxTokens)
+  }
+
+  /** Hits outside the current chain and inside the user's scope, episodes first, up to `limit`. */
+  private async visibleHits(query: string, limit: number, userId: string | undefined): Promise<SearchHit[]> {
+    const visible: SearchHit[] = []
+    const page = limit * 2 + 10
+    for (let offset = 0; offset < page * 5 && visible.length < limit; offset += page) {
+      const hits = await this.store.search(query, {
+        limit: page,
+        offset,
+        ...(userId === undefined ? {} : { userId }),
+      })
+      for (const hit of hits) {
+        if (visible.length < limit && !(await this.visibility.inCurrentChain(hit.sessionId)))
+          visible.push(hit)
+      }
+      if (hits.length < page) break
+    }
+    return visible.sort((a, b) => Number(a.kind === 'message') - Number(b.kind === 'message'))
+  }
+
+  private async prepare(hit: SearchHit, n: number): Promise<PreparedHit> {
+    const session = await this.cache.session(hit.sessionId)
+    const title = session?.title ? ` · ${JSON.stringify(session.title)}` : ''
+    const where = `session ${hit.sessionId} · ${when(hit.timestamp)} · ${hit.source}${title}`
+    if (hit.kind === 'episode') {
+      const episodes = await this.store.getEpisodes(hit.sessionId)
+      const summary = episodes.find((e) => e.id === hit.episodeId)?.summary ?? hit.snippet
+      return {
+        header: `[${n}] summary · ${where}`,
+        body: (radius, clip) => [this.clip(flat(summary), clip * (radius + 1))],
+      }
+    }
+    const messages = await this.cache.messagesOf(hit.sessionId)
+    const at = messages.findIndex((m) => m.id === hit.messageId)
+    return {
+      header: `[${n}] message · ${where}`,
+      body: (radius, clip) => {
+        if (at === -1) return [`> ${hit.role}: ${this.clip(flat(hit.snippet), clip)}`]
+        return messages
+          .slice(Math.max(0, at - radius), at + radius + 1)
+          .map((m) => `${m.id === hit.messageId ? '>' : ' '} ${m.role}: ${this.clip(messageText(m), clip)}`)
+      },
+    }
+  }
+
+  async session(idOrPrefix: string, userId: string | undefined): Promise<string> {
+    const session = await this.resolve(idOrPrefix.trim(), userId)
+    if (await this.visibility.inCurrentChain(session.id)) {
+      throw new EngramError(
+        'INVALID_ARGUMENT',
+        `Session ${session.id} is the current conversation (or part of its compression chain); its content is already in your context. Search for other sessions instead.`,
+      )
+    }
+    const messages = await this.cache.messagesOf(session.id)
+    const lines = [`Session ${describeSession(session)}:`]
+    let used = this.counter.countText(lines[0] as string)
+    for (const [i, message] of messages.entries()) {
+      const line = `${message.role}: ${this.clip(messageText(message), 300)}`
+      const cost = this.counter.countText(line) + 1
+      if (used + cost > this.sessionMaxTokens - 30) {
+        lines.push(
+          `[… ${messages.length - i} more messages not shown (messages ${i + 1}–${messages.length} of ${messages.length}); search with a query to find a specific part …]`,
+        )
+        break
+      }
+      lines.push(line)
+      used += cost
+    }
+    if (messages.length === 0) lines.push('(no messages)')
+    return lines.join('\n')
+  }
+
+  private async resolve(idOrPrefix: string, userId: string | undefined): Promise<Session> {
+    const exact = await this.cache.session(idOrPrefix)
+    if (exact && this.visibility.ownedByUser(exact)) return exact
+    if (idOrPrefix.length < MIN_PREFIX) {
+      throw new EngramError(
+        'INVALID_ARGUMENT',
+        `session_id ${JSON.stringify(idOrPrefix)} is too short: give the full id or a prefix of at least ${MIN_PREFIX} characters.`,
+      )
+    }
+    const found: Session[] = []
+    for (let offset = 0; ; offset += SESSION_PAGE) {
+      const page = await this.store.listSessions({
+        limit: SESSION_PAGE,
+        offset,
+        ...(userId === undefined ? {} : { userId }),
+      })
+      found.push(...page.filter((s) => s.id.startsWith(idOrPrefix)))
+      if (page.length < SESSION_PAGE) break
+    }
+    if (found.length === 1) return found[0] as Session
+    if (found.length === 0) {
+      throw new EngramError(
+        'SESSION_NOT_FOUND',
+        `No session with id or prefix ${JSON.stringify(idOrPrefix)}. Call session_search without arguments to list recent sessions and copy an id.`,
+      )
+    }
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `${JSON.stringify(idOrPrefix)} is the prefix of ${found.length} sessions; give more characters:\n${found
+        .slice(0, 10)
+        .map((s) => `  - ${describeSession(s)}`)
+        .join('\n')}`,
+    )
+  }
+
+  async recent(userId: string | undefined): Promise<string> {
+    const sessions = await this.store.listSessions({
+      limit: RECENT_SESSIONS * 3,
+      ...(userId === undefined ? {} : { userId }),
+    })
+    const shown: Session[] = []
+    for (const session of sessions) {
+      if (shown.length < RECENT_SESSIONS && !(await this.visibility.inCurrentChain(session.id)))
+        shown.push(session)
+    }
+    if (shown.length === 0) return 'No past sessions yet (the current conversation is not listed).'
+    return [
+      'Recent sessions, newest first (call session_search with a session_id to read one, or a query to search all):',
+      ...shown.map((s) => `- ${describeSession(s)}`),
+    ].join('\n')
+  }
+}
+
+/**
+ * The `session_search` tool over past conversations: with `query`, ranked hits (summary episodes first),
+ * each with a small window of surrounding messages, the whole result within about 1,000 tokens (windows
+ * are narrowed before hits are dropped); with `session_id` (or a unique prefix), that session's messages,
+ * truncated with a marker; with neither, the recent sessions. The current session and its compression
+ * chain (ancestors and descendants) are left out, and with `context.userId` set only that user's sessions
+ * are visible. Cost: one search (a few when many hits belong to the current chain) and one read per
+ * session shown.
+ */
+export function createSessionSearchTool(
+  store: SessionSearchStore,
+  options: SessionSearchOptions = {},
+): AgentTool {
+  return {
+    name: 'session_search',
+    description: [
+      'Search your past conversations with this user (everything ever said, including summaries of compressed parts).',
+      'Give query to search; session_id to read one session; nothing to list recent sessions.',
+      'The current conversation is not included: you already have it.',
+    ].join(' '),
+    parameters,
+    async execute(args, context) {
+      const search = new SessionSearch(store, context, options)
+      const query = typeof args.query === 'string' ? args.query.trim() : ''
+      const sessionId = typeof args.session_id === 'string' ? args.session_id.trim() : ''
+      if (query && sessionId) {
+        throw new EngramError('INVALID_ARGUMENT', 'Give either query or session_id, not both.')
+      }
+      if (sessionId) return search.session(sessionId, context.userId)
+      if (query)
+        return search.query(query, (args.limit as number | undefined) ?? DEFAULT_LIMIT, context.userId)
+      return search.recent(context.userId)
+    },
+  }
+}

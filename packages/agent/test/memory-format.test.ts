@@ -1,0 +1,227 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import {
+  applyOperations,
+  countChars,
+  ENTRY_DELIMITER,
+  type MemoryOperation,
+  MemoryRefusal,
+  parseEntries,
+  parseText,
+} from '../src/index.ts'
+import { joinEntries, serializeEntries } from '../src/memory/format.ts'
+
+const bytes = (text: string) => new TextEncoder().encode(text)
+
+function refusal(run: () => unknown): MemoryRefusal {
+  try {
+    run()
+  } catch (error) {
+    expect(error).toBeInstanceOf(MemoryRefusal)
+    return error as MemoryRefusal
+  }
+  throw new Error('expected a refusal')
+}
+
+describe('the memory file format', () => {
+  it('counts characters as the user sees them', () => {
+    expect(countChars('abc')).toBe(3)
+    expect(countChars('用户喜欢简洁的回答')).toBe(9)
+    expect(countChars('👍🏽')).toBe(1)
+    expect(countChars('👨‍👩‍👧')).toBe(1)
+    expect(countChars('e\u0301')).toBe(1)
+    expect(countChars('')).toBe(0)
+  })
+
+  it('splits entries on a line holding only the delimiter, trims them and drops blank ones', () => {
+    const text = `first entry\nwith two lines\n${ENTRY_DELIMITER}\n  second  \n ${ENTRY_DELIMITER} \n\n${ENTRY_DELIMITER}\n§ not a delimiter\n`
+    expect(parseText(text)).toEqual({
+      ok: true,
+      entries: ['first entry\nwith two lines', 'second', '§ not a delimiter'],
+    })
+    expect(parseText('')).toEqual({ ok: true, entries: [] })
+    expect(parseText('a\r\n§\r\nb')).toEqual({ ok: true, entries: ['a', 'b'] })
+    expect(parseText('\ufeffa')).toEqual({ ok: true, entries: ['a'] })
+  })
+
+  it('round-trips entries through the file bytes, and usage is the characters of the joined entries', () => {
+    const entries = ['one', '二', 'three\nlines\nhere']
+    const file = serializeEntries(entries)
+    expect(file).toBe(`one\n§\n二\n§\nthree\nlines\nhere\n`)
+    expect(parseEntries(bytes(file))).toEqual({ ok: true, entries })
+    expect(countChars(joinEntries(entries))).toBe(3 + 3 + 1 + 3 + 16)
+    expect(serializeEntries([])).toBe('')
+  })
+
+  it('does not parse binary, control characters or merge conflict markers', () => {
+    expect(parseEntries(new Uint8Array([0x61, 0xff, 0xfe]))).toEqual({
+      ok: false,
+      reason: 'the file is not valid UTF-8 text',
+    })
+    expect(parseText('a\n§\nb\u0000c')).toEqual({ ok: false, reason: 'line 3 holds a control character' })
+    expect(parseText('a\n<<<<<<< HEAD\nb\n=======\nc\n>>>>>>> branch')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('line 2 is a merge conflict marker'),
+    })
+  })
+})
+
+describe('applying operations', () => {
+  const entries = ['The deploy script uses curl', 'User prefers pnpm', 'Tests run with vitest']
+
+  it('adds, replaces and removes by a unique substring, in order', () => {
+    const result = applyOperations(
+      entries,
+      [
+        { action: 'remove', old_text: 'pnpm' },
+        { action: 'replace', old_text: 'curl', content: 'The deploy script uses wget' },
+        { action: 'add', content: '  CI runs on Node 20  ' },
+      ],
+      2200,
+      'MEMORY.md',
+    )
+    expect(result.entries).toEqual([
+      'The deploy script uses wget',
+      'Tests run with vitest',
+      'CI runs on Node 20',
+    ])
+    expect(result.changes).toEqual({ added: 1, replaced: 1, removed: 1, unchanged: 0 })
+    expect(result.chars).toBe(countChars(joinEntries(result.entries)))
+  })
+
+  it('changes nothing when the added entry is already there', () => {
+    const result = applyOperations(
+      entries,
+      [{ action: 'add', content: 'User prefers pnpm' }],
+      2200,
+      'MEMORY.md',
+    )
+    expect(result.entries).toEqual(entries)
+    expect(result.changes.unchanged).toBe(1)
+  })
+
+  it('refuses an ambiguous substring and lists the matching entries', () => {
+    const error = refusal(() =>
+      applyOperations(entries, [{ action: 'remove', old_text: 'e' }], 2200, 'MEMORY.md'),
+    )
+    expect(error.reason).toBe('ambiguous')
+    expect(error.message).toContain('matches 3 entries in MEMORY.md')
+    for (const entry of entries) expect(error.message).toContain(entry)
+  })
+
+  it('refuses a substring no entry contains', () => {
+    const error = refusal(() =>
+      applyOperations(entries, [{ action: 'replace', old_text: 'yarn', content: 'x' }], 2200, 'USER.md'),
+    )
+    expect(error.reason).toBe('not_found')
+    expect(error.message).toContain('no entry in USER.md contains "yarn"')
+  })
+
+  it('refuses a batch over the cap with the usage and the entries, and never truncates', () => {
+    const error = refusal(() =>
+      applyOperations(entries, [{ action: 'add', content: 'x'.repeat(40) }], 90, 'MEMORY.md'),
+    )
+    expect(error.reason).toBe('over_cap')
+    expect(error.message).toContain('over its cap of 90')
+    expect(error.message).toContain('Consolidate')
+    expect(error.message).toContain('User prefers pnpm')
+  })
+
+  it('checks the cap after the whole batch, so a consolidation can remove and then add', () => {
+    const limit = countChars(joinEntries(entries))
+    const ops: MemoryOperation[] = [
+      { action: 'add', content: 'Deploys use curl; tests use vitest' },
+      { action: 'remove', old_text: 'deploy script' },
+      { action: 'remove', old_text: 'Tests run' },
+    ]
+    expect(applyOperations(entries, ops, limit, 'MEMORY.md').entries).toEqual([
+      'User prefers pnpm',
+      'Deploys use curl; tests use vitest',
+    ])
+  })
+
+  it('lets a file edited past the cap shrink, but not grow', () => {
+    const big = ['a'.repeat(100), 'b'.repeat(100)]
+    expect(applyOperations(big, [{ action: 'remove', old_text: 'bbb' }], 50, 'MEMORY.md').chars).toBe(100)
+    expect(
+      refusal(() => applyOperations(big, [{ action: 'add', content: 'c' }], 50, 'MEMORY.md')).reason,
+    ).toBe('over_cap')
+  })
+
+  it('refuses content that would not round-trip as one entry', () => {
+    for (const content of ['', '   ', `one\n${ENTRY_DELIMITER}\ntwo`, 'a\u0007b', '=======']) {
+      expect(refusal(() => applyOperations([], [{ action: 'add', content }], 2200, 'MEMORY.md')).reason).toBe(
+        'invalid',
+      )
+    }
+    expect(refusal(() => applyOperations([], [], 2200, 'MEMORY.md')).reason).toBe('invalid')
+    expect(
+      refusal(() =>
+        applyOperations(entries, [{ action: 'move' } as unknown as MemoryOperation], 2200, 'MEMORY.md'),
+      ).message,
+    ).toContain('action must be "add", "replace" or "remove"')
+  })
+})
+
+/** The model: entries as a list; an operation either applies exactly as described or the batch is refused. */
+function model(entries: string[], ops: MemoryOperation[], limit: number): string[] | 'refused' {
+  const next = [...entries]
+  for (const op of ops) {
+    if (op.action === 'add') {
+      const content = op.content.trim()
+      if (!next.includes(content)) next.push(content)
+      continue
+    }
+    const matches = next.filter((e) => e.includes(op.old_text.trim()))
+    if (matches.length !== 1) return 'refused'
+    const at = next.indexOf(matches[0] as string)
+    if (op.action === 'remove') next.splice(at, 1)
+    else if (next.includes(op.content.trim())) next.splice(at, 1)
+    else next[at] = op.content.trim()
+  }
+  const size = (list: string[]) => countChars(list.join(`\n${ENTRY_DELIMITER}\n`))
+  return size(next) > limit && size(next) > size(entries) ? 'refused' : next
+}
+
+const word = fc.constantFrom('alpha', 'beta', '用户', 'gamma', '喜欢', 'delta 👍🏽', 'e\u0301', 'x')
+const content = fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(' '))
+const operation: fc.Arbitrary<MemoryOperation> = fc.oneof(
+  content.map((c) => ({ action: 'add' as const, content: c })),
+  fc.tuple(word, content).map(([old_text, c]) => ({ action: 'replace' as const, old_text, content: c })),
+  word.map((old_text) => ({ action: 'remove' as const, old_text })),
+)
+
+describe('property: any sequence of batches keeps the file parseable and within the cap', () => {
+  it('matches the in-memory model', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(operation, { minLength: 1, maxLength: 4 }), { maxLength: 25 }),
+        fc.integer({ min: 10, max: 120 }),
+        (batches, limit) => {
+          let file = ''
+          let expected: string[] = []
+          for (const batch of batches) {
+            const parsed = parseEntries(bytes(file))
+            if (!parsed.ok) throw new Error(`unparseable file: ${parsed.reason}`)
+            expect(parsed.entries).toEqual(expected)
+            const want = model(parsed.entries, batch, limit)
+            let got: string[] | 'refused'
+            try {
+              got = applyOperations(parsed.entries, batch, limit, 'MEMORY.md').entries
+            } catch (error) {
+              if (!(error instanceof MemoryRefusal)) throw error
+              got = 'refused'
+            }
+            expect(got).toEqual(want)
+            if (got !== 'refused') {
+              file = serializeEntries(got)
+              expected = got
+            }
+            expect(countChars(joinEntries(expected))).toBeLessThanOrEqual(limit)
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+})

@@ -1,0 +1,39 @@
+import { createAnthropicProvider } from '../src/providers/anthropic.ts'
+import type { ProviderOptions } from '../src/providers/endpoint.ts'
+import { createOpenAIProvider } from '../src/providers/openai.ts'
+import type { ModelProvider } from '../src/providers/types.ts'
+
+export type Vendor = 'openai' | 'anthropic'
+
+export const OPENAI_KEY = 'sk-proj-TESTKEY0123456789abcdefghijklmnop'
+export const ANTHROPIC_KEY = 'sk-ant-api03-TESTKEY0123456789abcdefghijklmnop'
+
+/** A provider of `vendor` pointed at a local server; no proxy unless `env` sets one. */
+export function localProvider(
+  vendor: Vendor,
+  origin: string,
+  overrides: Partial<ProviderOptions> = {},
+): ModelProvider {
+  const options: ProviderOptions = {
+    apiKey: vendor === 'openai' ? OPENAI_KEY : ANTHROPIC_KEY,
+    baseUrl: vendor === 'openai' ? `${origin}/v1` : origin,
+    model: vendor === 'openai' ? 'gpt-local' : 'claude-local',
+    timeoutSeconds: 5,
+    maxRetries: 2,
+    env: {},
+    ...overrides,
+  }
+  return vendor === 'openai' ? createOpenAIProvider(options) : createAnthropicProvider(options)
+}
+
+/** The rejection of `promise`, failing the test when it resolves. */
+export async function rejectionOf(
+  promise: Promise<unknown>,
+): Promise<Error & { code?: string; status?: number }> {
+  try {
+    await promise
+  } catch (error) {
+    return error as Error & { code?: string }
+  }
+  throw new Error('expected the call to fail, but it succeeded')
+}
