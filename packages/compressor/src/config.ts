@@ -42,15 +42,15 @@ const boolean: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or 
 const modelId: Check = (v) =>
   v === null || (typeof v === 'string' && v.trim() !== '') ? null : 'must be a non-empty model id string'
 
-const FIELDS: Record<keyof CompressorConfig, { toml: string; check: Check }> = {
-  triggerRatio: { toml: 'trigger_ratio', check: ratio },
-  headProtectMessages: { toml: 'head_protect_messages', check: count },
-  tailProtectTokens: { toml: 'tail_protect_tokens', check: count },
-  toolOutputCharLimit: { toml: 'tool_output_char_limit', check: positive },
-  summaryMaxTokens: { toml: 'summary_max_tokens', check: positive },
-  repairToolPairs: { toml: 'repair_tool_pairs', check: boolean },
-  replyBudgetTokens: { toml: 'reply_budget_tokens', check: count },
-  compressModel: { toml: 'compress_model', check: modelId },
+const FIELDS: Record<keyof CompressorConfig, Check> = {
+  triggerRatio: ratio,
+  headProtectMessages: count,
+  tailProtectTokens: count,
+  toolOutputCharLimit: positive,
+  summaryMaxTokens: positive,
+  repairToolPairs: boolean,
+  replyBudgetTokens: count,
+  compressModel: modelId,
 }
 
 const FIELD_NAMES = Object.keys(FIELDS) as (keyof CompressorConfig)[]
@@ -65,35 +65,11 @@ export function resolveConfig(overrides: Partial<CompressorConfig> = {}): Compre
   for (const field of FIELD_NAMES) {
     const value = overrides[field]
     if (value === undefined) continue
-    const problem = FIELDS[field].check(value)
+    const problem = FIELDS[field](value)
     if (problem) fail(field, problem, value)
     Object.assign(config, { [field]: value })
   }
   return config
-}
-
-/**
- * Maps the TOML `[context_compressor]` table (snake_case keys, as the articles print them) to a full config.
- * Missing keys take the defaults; a wrong type or an unknown key (usually a typo) throws
- * an EngramError (code INVALID_CONFIG) naming `context_compressor.<key>`.
- */
-export function configFromToml(table: Record<string, unknown>): CompressorConfig {
-  const byToml = new Map(FIELD_NAMES.map((field) => [FIELDS[field].toml, field]))
-  const overrides: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(table)) {
-    const field = byToml.get(key)
-    if (!field) {
-      const known = [...byToml.keys()].join(', ')
-      throw new EngramError(
-        'INVALID_CONFIG',
-        `context_compressor.${key} is not a known key (known: ${known})`,
-      )
-    }
-    const problem = FIELDS[field].check(value)
-    if (problem) fail(`context_compressor.${key}`, problem, value)
-    overrides[field] = value
-  }
-  return { ...DEFAULT_COMPRESSOR_CONFIG, ...overrides }
 }
 
 /** Whether a prompt of `tokens` has reached the trigger share of the usable window. */

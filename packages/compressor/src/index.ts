@@ -8,7 +8,6 @@ export {
 } from './compress.ts'
 export {
   type CompressorConfig,
-  configFromToml,
   DEFAULT_COMPRESSOR_CONFIG,
   resolveConfig,
   shouldCompress,

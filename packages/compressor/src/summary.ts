@@ -74,21 +74,21 @@ function clip(text: string): string {
   return `${text.slice(0, TRANSCRIPT_HEAD_CHARS)}\n…[${omitted} chars omitted]…\n${text.slice(-TRANSCRIPT_TAIL_CHARS)}`
 }
 
-function clipContent(content: ChatMessage['content']): ChatMessage['content'] {
-  if (typeof content === 'string') return redactSecrets(clip(content))
+function clipContent<C extends ChatMessage['content']>(content: C): C {
+  if (typeof content === 'string') return redactSecrets(clip(content)) as C
   if (!Array.isArray(content)) return content
   return content.map(
-    (part): ContentPart =>
+    (part: ContentPart): ContentPart =>
       part.type === 'text' && typeof part.text === 'string'
         ? { type: 'text', text: redactSecrets(clip(part.text)) }
         : part,
-  )
+  ) as C
 }
 
 /** Redacted, clipped copies of the turns: what the summariser may see. */
 function prepare(messages: readonly CompressibleMessage[]): ChatMessage[] {
   return messages.map((message) => {
-    const copy: ChatMessage = { role: message.role, content: clipContent(message.content) }
+    const copy: Record<string, unknown> = { role: message.role, content: clipContent(message.content) }
     if (message.tool_calls) {
       copy.tool_calls = message.tool_calls.map((call) => ({
         ...call,
@@ -97,7 +97,7 @@ function prepare(messages: readonly CompressibleMessage[]): ChatMessage[] {
     }
     if (message.tool_call_id !== undefined) copy.tool_call_id = message.tool_call_id
     if (message.name !== undefined) copy.name = message.name
-    return copy
+    return copy as unknown as ChatMessage
   })
 }
 

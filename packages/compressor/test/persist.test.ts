@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openStore, type Store } from '@engram/core'
+import { type ChatMessage, openStore, type Store } from '@engram/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { compress } from '../src/compress.ts'
 import { persistCompression } from '../src/persist.ts'
@@ -88,7 +88,10 @@ describe('persistCompression (real store)', () => {
   it('writes nothing when any part of the compressed history is invalid', async () => {
     const { parent, stored } = await storedSession()
     const result = await compress(stored, options)
-    const broken = { ...result, messages: [...result.messages, { role: 'tool' as const, content: 'orphan' }] }
+    const broken = {
+      ...result,
+      messages: [...result.messages, { role: 'tool', content: 'orphan' } as unknown as ChatMessage],
+    }
     await expect(persistCompression(store, parent.id, broken)).rejects.toMatchObject({
       code: 'INVALID_MESSAGE',
     })

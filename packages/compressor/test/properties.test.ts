@@ -53,7 +53,7 @@ const conversation = fc
         messages.push({ role: 'assistant', content: null, tool_calls: calls })
         const results = round.map(([, , out], i) => ({
           role: 'tool' as const,
-          tool_call_id: calls[i]?.id,
+          tool_call_id: calls[i]?.id as string,
           content: out,
         }))
         messages.push(...(t.shuffleResults ? results.reverse() : results))

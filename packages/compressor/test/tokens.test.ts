@@ -24,7 +24,7 @@ describe('bpeTokenCounter', () => {
   })
 
   it('counts image parts by detail and text parts by content', () => {
-    const image = (detail: string) =>
+    const image = (detail: 'low' | 'high') =>
       bpeTokenCounter.countMessage({
         role: 'user',
         content: [

@@ -7,7 +7,9 @@ export type EngramErrorCode =
   | 'DATABASE_PATH'
   | 'DATABASE_READONLY'
   | 'NOT_A_DATABASE'
+  | 'FOREIGN_DATABASE'
   | 'DATABASE_BUSY'
+  | 'DATABASE_CORRUPT'
   | 'DATABASE_ERROR'
   | 'FTS5_MISSING'
   | 'SCHEMA_TOO_NEW'
@@ -47,6 +49,13 @@ export function toEngramError(error: unknown, action: string): EngramError {
     return new EngramError(
       'NOT_A_DATABASE',
       `${action}: the file is not an SQLite database (${detail}). Point the store at a new path or at an Engram database.`,
+      { cause: error },
+    )
+  }
+  if (code.startsWith('SQLITE_CORRUPT')) {
+    return new EngramError(
+      'DATABASE_CORRUPT',
+      `${action}: the database file is damaged (${detail}). Restore it from a backup, or salvage what is readable with the sqlite3 shell: sqlite3 damaged.db ".recover" | sqlite3 recovered.db.`,
       { cause: error },
     )
   }

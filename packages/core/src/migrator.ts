@@ -7,7 +7,7 @@ import { EngramError } from './errors.ts'
 export const DEFAULT_MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle', import.meta.url))
 
 // drizzle-kit's own bookkeeping table, so `drizzle-kit migrate` and this migrator agree on what ran.
-const MIGRATIONS_TABLE = '__drizzle_migrations'
+export const MIGRATIONS_TABLE = '__drizzle_migrations'
 
 type Migration = ReturnType<typeof readMigrationFiles>[number]
 

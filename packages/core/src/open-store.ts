@@ -1,4 +1,5 @@
 import { type ConnectionOptions, connect } from './connection.ts'
+import { assertEngramDatabase } from './database-identity.ts'
 import type { StorageDriver } from './driver.ts'
 import { EngramError, toEngramError } from './errors.ts'
 import { migrate } from './migrator.ts'
@@ -6,10 +7,14 @@ import { StoreContext } from './store/context.ts'
 import { Store } from './store/store.ts'
 import { type ResolvedStoreSettings, resolveStoreSettings, type StoreOptions } from './store-options.ts'
 
-async function applyPragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
-  // A server, or an embedded replica's primary, owns its own settings (replicas refuse PRAGMAs).
-  if (driver.capabilities.remote) return
-  await driver.execute({ sql: `PRAGMA busy_timeout = ${settings.busyTimeout}` })
+// A server, or an embedded replica's primary, owns its own settings (replicas refuse PRAGMAs).
+async function setBusyTimeout(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
+  if (!driver.capabilities.remote)
+    await driver.execute({ sql: `PRAGMA busy_timeout = ${settings.busyTimeout}` })
+}
+
+// Changes the file: only after assertEngramDatabase found it is ours.
+async function applyFilePragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
   if (!driver.capabilities.localFile) return
   await driver.execute({ sql: `PRAGMA journal_mode = ${settings.journalMode}` })
   await driver.execute({ sql: `PRAGMA synchronous = ${settings.synchronous}` })
@@ -37,7 +42,7 @@ async function assertFts5(driver: StorageDriver): Promise<void> {
  */
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
   const settings = resolveStoreSettings(options)
-  const driver = await connect(options).catch((error) => {
+  const driver = await connect(settings).catch((error) => {
     throw toEngramError(error, `Opening the database ${options.url ?? ''}`.trim())
   })
   return open(driver, settings)
@@ -53,12 +58,14 @@ export function openStoreWithDriver(
 
 async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<Store> {
   try {
-    await applyPragmas(driver, settings)
+    await setBusyTimeout(driver, settings)
+    await assertEngramDatabase(driver, settings.migrationsFolder)
+    await applyFilePragmas(driver, settings)
     await assertFts5(driver)
     await migrate(driver, settings.migrationsFolder)
   } catch (error) {
     await driver.close().catch(() => undefined)
     throw toEngramError(error, 'Opening the store')
   }
-  return new Store(new StoreContext(driver, settings.retry))
+  return new Store(new StoreContext(driver, settings.retry, settings.busyTimeout))
 }

@@ -1,28 +1,97 @@
+import type { episodes } from './schema/episodes.ts'
+import type { sessions } from './schema/sessions.ts'
+
 export type Role = 'system' | 'user' | 'assistant' | 'tool'
 
+/** A call the assistant asks for: the OpenAI chat wire shape of a function tool call. */
 export interface ToolCall {
   id: string
   type: 'function'
   function: { name: string; arguments: string }
 }
 
-/** A content part as the OpenAI chat API sends it; unknown part types are kept as they are. */
-export type ContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string; detail?: string } }
-  | { type: string; [key: string]: unknown }
-
-/** A message in the OpenAI chat wire shape: it can be handed to an SDK unchanged. */
-export interface ChatMessage {
-  role: Role
-  content: string | ContentPart[] | null
-  tool_calls?: ToolCall[]
-  tool_call_id?: string
-  name?: string
+/** A text part of array content. */
+export interface TextPart {
+  type: 'text'
+  text: string
 }
 
-export interface MessageInput extends Omit<ChatMessage, 'tool_calls' | 'content'> {
-  content?: string | ContentPart[] | null
+/** An image part of user content (a URL or a `data:` URL). */
+export interface ImagePart {
+  type: 'image_url'
+  image_url: { url: string; detail?: 'auto' | 'low' | 'high' }
+}
+
+/** An audio part of user content (base64 data). */
+export interface AudioPart {
+  type: 'input_audio'
+  input_audio: { data: string; format: 'wav' | 'mp3' }
+}
+
+/** A file part of user content (inline data or an uploaded file's id). */
+export interface FilePart {
+  type: 'file'
+  file: { file_data?: string; file_id?: string; filename?: string }
+}
+
+/**
+ * A content part as the OpenAI chat API sends it. The store keeps any part it is given as it is (unknown
+ * part types too); the type names the ones the chat API defines.
+ */
+export type ContentPart = TextPart | ImagePart | AudioPart | FilePart
+
+/** The system prompt (or a system note): text only. */
+export interface SystemMessage {
+  role: 'system'
+  content: string | TextPart[]
+  name?: string
+  // Absent on this role; declared so that `message.tool_calls` reads on any ChatMessage.
+  tool_calls?: undefined
+  tool_call_id?: undefined
+}
+
+/** What the user said: text, or parts with images, audio and files. */
+export interface UserMessage {
+  role: 'user'
+  content: string | ContentPart[]
+  name?: string
+  tool_calls?: undefined
+  tool_call_id?: undefined
+}
+
+/** The model's answer: text, tool calls, or both (`content` is null when there are only tool calls). */
+export interface AssistantMessage {
+  role: 'assistant'
+  content: string | TextPart[] | null
+  tool_calls?: ToolCall[]
+  name?: string
+  tool_call_id?: undefined
+}
+
+/** A tool's result, answering the assistant's call `tool_call_id`. */
+export interface ToolMessage {
+  role: 'tool'
+  content: string | TextPart[]
+  tool_call_id: string
+  name?: string
+  tool_calls?: undefined
+}
+
+/**
+ * A message in the OpenAI chat wire shape, discriminated by `role`: an array of them is assignable to
+ * `openai`'s `ChatCompletionMessageParam[]` as it is, without a cast.
+ */
+export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage
+
+/** A message to append: any chat message, with the optional bookkeeping the store records with it. */
+/** Any content part: the chat API's, or one of another type, which the store keeps as it is. */
+export type InputContentPart = ContentPart | { type: string; [key: string]: unknown }
+
+export interface MessageInput {
+  role: Role
+  content?: string | InputContentPart[] | null
+  tool_call_id?: string
+  name?: string
   /** Objects, or a string that already holds their JSON (it is stored as is, never encoded twice). */
   tool_calls?: ToolCall[] | string
   tokenCount?: number
@@ -30,12 +99,16 @@ export interface MessageInput extends Omit<ChatMessage, 'tool_calls' | 'content'
   timestamp?: number
 }
 
-export interface StoredMessage extends ChatMessage {
+/** Where a stored message sits: its id (insertion order), session, time and token count. */
+export interface MessageRecord {
   id: number
   sessionId: string
   timestamp: number
   tokenCount: number | null
 }
+
+/** A chat message as stored: the message with its record. */
+export type StoredMessage = ChatMessage & MessageRecord
 
 export interface NewSession {
   source: string
@@ -47,29 +120,27 @@ export interface NewSession {
   id?: string
 }
 
-export interface Session {
-  id: string
-  source: string
-  userId: string | null
-  model: string | null
-  title: string | null
-  systemPrompt: string | null
-  parentSessionId: string | null
-  startedAt: number
-  endedAt: number | null
-  endReason: string | null
-  messageCount: number
-  toolCallCount: number
-  inputTokens: number
-  outputTokens: number
-  costUsd: number
-}
+/** A session row as the schema defines it (`sessions.$inferSelect`): counters and totals included. */
+export type Session = typeof sessions.$inferSelect
 
-export interface ListSessionsOptions {
-  source?: string
-  userId?: string
+/** Paging of a list: `limit` items after `offset`, or after the `cursor` of the previous page (keyset). */
+export interface PageOptions {
+  /** 1 to 1000. */
   limit?: number
   offset?: number
+  /** The previous page's `nextCursor`: pages stay exact while rows are being added. Not with `offset`. */
+  cursor?: string
+}
+
+/** One page of a keyset-paged list; `nextCursor` is null on the last page. */
+export interface Page<T> {
+  items: T[]
+  nextCursor: string | null
+}
+
+export interface ListSessionsOptions extends PageOptions {
+  source?: string
+  userId?: string
 }
 
 export type UsagePurpose = 'main' | 'compression' | 'nudge' | 'search' | (string & {})
@@ -111,23 +182,53 @@ export interface NewEpisode {
   lastMessageId?: number | null
 }
 
-export interface Episode {
-  id: number
-  sessionId: string
-  summary: string
-  content: string | null
-  importance: number
-  tokenCount: number
-  createdAt: number
-  lastHitAt: number | null
-  hitCount: number
-  firstMessageId: number | null
-  lastMessageId: number | null
+/** An episode row as the schema defines it, without the search text the index reads. */
+export type Episode = Omit<typeof episodes.$inferSelect, 'searchText'>
+
+/** What pruneEpisodes keeps: at most `maxCount` episodes, and at most `maxTokens` tokens of them. */
+export interface PruneEpisodesOptions {
+  maxCount?: number
+  maxTokens?: number
 }
 
-export interface SearchOptions {
-  limit?: number
-  offset?: number
+/** What pruneSessions removes: ended sessions older than `olderThanDays`, of one source if given. */
+export interface PruneSessionsOptions {
+  olderThanDays: number
+  source?: string
+}
+
+/**
+ * What checkIntegrity found. `status` names it in one word: `ok`; `busy` (another connection held the
+ * write lock the index check needs: not damage, check again); `search-index` (an FTS index disagrees
+ * with its table: rebuild it); `corrupt` (the file itself is damaged: restore or recover); `failed`.
+ */
+export interface IntegrityReport {
+  ok: boolean
+  status: 'ok' | 'busy' | 'search-index' | 'corrupt' | 'failed'
+  /** What `PRAGMA integrity_check` reported: ['ok'] for a sound file, else the problems or the error. */
+  database: string[]
+  /** Each FTS5 index checked against its table: 'ok', the error, or 'not checked'. */
+  searchIndex: { messages: string; episodes: string }
+  /** What to do about it; null when ok. */
+  fix: string | null
+}
+
+export interface ContinueSessionInput {
+  /** Why the parent ended (`compression` for the compressor). */
+  endReason: string
+  /** The history the child starts with. */
+  messages: readonly MessageInput[]
+  /** A summary to store on the parent, pointing at the message-id range it replaced. */
+  episode?: Omit<NewEpisode, 'sessionId'>
+}
+
+export interface ContinuedSession {
+  session: Session
+  messages: StoredMessage[]
+  episode: Episode | null
+}
+
+export interface SearchOptions extends PageOptions {
   sessionId?: string
   source?: string | string[]
   excludeSources?: string[]

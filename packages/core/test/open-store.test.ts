@@ -1,13 +1,7 @@
 import { existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
-import {
-  EngramError,
-  openStore,
-  openStoreWithDriver,
-  type StorageDriver,
-  storeOptionsFromToml,
-} from '../src/index.ts'
+import { EngramError, openStore, openStoreWithDriver, type StorageDriver } from '../src/index.ts'
 import { driversUnderTest, tempDbPath, tempDir } from './helpers.ts'
 
 const dir = tempDir()
@@ -83,37 +77,5 @@ describe('openStore', () => {
       expect(error.message).toMatch(message)
     }
     expect(existsSync(path)).toBe(false)
-  })
-})
-
-describe('storeOptionsFromToml', () => {
-  const articles = {
-    db_path: '',
-    journal_mode: 'WAL',
-    synchronous: 'NORMAL',
-    busy_timeout: 1000,
-    fts_enabled: true,
-  }
-
-  it("reads the articles' [hermes.storage] table and opens a store with it", async () => {
-    const path = tempDbPath(dir)
-    const options = storeOptionsFromToml({
-      ...articles,
-      db_path: path,
-      synchronous: 'full',
-      busy_timeout: 2500,
-    })
-    expect(options).toEqual({ url: path, journalMode: 'WAL', synchronous: 'FULL', busyTimeout: 2500 })
-    const store = await openStore(options)
-    await store.close()
-    expect(existsSync(`${path}`)).toBe(true)
-  })
-
-  it('refuses unknown keys, wrong types and fts_enabled = false, naming the key', () => {
-    expect(() => storeOptionsFromToml({ db_pth: 'x' })).toThrow(/hermes.storage.db_pth is not a known key/)
-    expect(() => storeOptionsFromToml({ busy_timeout: '1000' })).toThrow(/hermes.storage.busy_timeout/)
-    expect(() => storeOptionsFromToml({ journal_mode: 'wall' })).toThrow(/hermes.storage.journal_mode/)
-    expect(() => storeOptionsFromToml({ db_path: 7 })).toThrow(/hermes.storage.db_path/)
-    expect(() => storeOptionsFromToml({ fts_enabled: false })).toThrow(/fts_enabled/)
   })
 })

@@ -14,20 +14,52 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 15, minDelayMs: 20, maxDel
 /** A write every this many runs a passive WAL checkpoint, so the WAL stays short under many writers. */
 const CHECKPOINT_EVERY_WRITES = 1000
 
-/** What the store's modules share: reads, retried atomic writes, and the open/closed state. */
+const closedError = () =>
+  new EngramError('STORE_CLOSED', 'The store is closed. Open a new one with openStore().')
+
+/**
+ * What the store's modules share: reads, retried atomic writes, single statements run as they are, and the
+ * open/closing/closed state. Public operations run through `operation`, so `close()` can wait for them.
+ */
 export class StoreContext {
   private writesSinceCheckpoint = 0
-  private closed = false
+  private closing: Promise<void> | null = null
+  private readonly inFlight = new Set<Promise<unknown>>()
 
   constructor(
     readonly driver: StorageDriver,
     private readonly retry: RetryPolicy,
+    /** The store's busy_timeout (ms), restored after a statement that must not wait for a lock. */
+    private readonly busyTimeout: number,
   ) {}
 
-  async read<R = Row>(statement: Statement, action: string): Promise<R[]> {
-    this.assertOpen()
+  /** Runs one public operation; refused once close() has been called, awaited by close(). */
+  operation<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closing) return Promise.reject(closedError())
+    let running: Promise<T>
     try {
-      return (await this.driver.execute<R>(statement)).rows
+      running = work()
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    this.inFlight.add(running)
+    const forget = () => this.inFlight.delete(running)
+    running.then(forget, forget)
+    return running
+  }
+
+  /** Runs a query that only reads. */
+  async read<R = Row>(statement: Statement, action: string): Promise<R[]> {
+    return (await this.run<R>(statement, action)).rows
+  }
+
+  /**
+   * Runs one statement as it is, in autocommit mode and without retries: for statements that are neither
+   * plain reads nor part of a transaction (VACUUM, FTS5 commands).
+   */
+  async run<R = Row>(statement: Statement, action: string): Promise<QueryResult<R>> {
+    try {
+      return await this.driver.execute<R>(statement)
     } catch (error) {
       throw toEngramError(error, action)
     }
@@ -35,7 +67,6 @@ export class StoreContext {
 
   /** Runs the statements as one transaction, retrying with jittered back-off while the file is locked. */
   async write(statements: readonly Statement[], action: string): Promise<QueryResult[]> {
-    this.assertOpen()
     for (let attempt = 1; ; attempt++) {
       try {
         const results = await this.driver.batch(statements)
@@ -49,13 +80,37 @@ export class StoreContext {
     }
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return
+  /**
+   * Runs `work` with SQLite's busy timeout at zero, so that a lock held elsewhere fails at once with
+   * SQLITE_BUSY instead of blocking (the local drivers are synchronous: a wait would stall the event loop).
+   */
+  async withoutWaiting<T>(work: () => Promise<T>): Promise<T> {
+    if (this.driver.capabilities.remote) return work()
+    await this.driver.execute({ sql: 'PRAGMA busy_timeout = 0' })
+    try {
+      return await work()
+    } finally {
+      await this.driver.execute({ sql: `PRAGMA busy_timeout = ${this.busyTimeout}` })
+    }
+  }
+
+  /** One attempt at a write that may be skipped: a locked, read-only or failing database changes nothing. */
+  async writeIfFree(statement: Statement): Promise<void> {
+    await this.withoutWaiting(() => this.driver.execute(statement)).catch(() => undefined)
+  }
+
+  /** Waits for the operations in flight, then checkpoints and closes; operations after this are refused. */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown()
+    return this.closing
+  }
+
+  private async shutDown(): Promise<void> {
+    await Promise.allSettled([...this.inFlight])
     if (this.driver.capabilities.localFile) {
       // Best effort: another process may be reading, and then the WAL simply stays for the next checkpoint.
       await this.driver.execute({ sql: 'PRAGMA wal_checkpoint(TRUNCATE)' }).catch(() => undefined)
     }
-    this.closed = true
     await this.driver.close()
   }
 
@@ -63,10 +118,5 @@ export class StoreContext {
     if (!this.driver.capabilities.localFile || ++this.writesSinceCheckpoint < CHECKPOINT_EVERY_WRITES) return
     this.writesSinceCheckpoint = 0
     await this.driver.execute({ sql: 'PRAGMA wal_checkpoint(PASSIVE)' }).catch(() => undefined)
-  }
-
-  private assertOpen(): void {
-    if (this.closed)
-      throw new EngramError('STORE_CLOSED', 'The store is closed. Open a new one with openStore().')
   }
 }

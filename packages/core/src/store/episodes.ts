@@ -1,77 +1,43 @@
 import type { QueryResult, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
+import { episodes } from '../schema/episodes.ts'
 import { toIndexText } from '../search/cjk.ts'
-import type { Episode, NewEpisode } from '../types.ts'
+import type { Episode, NewEpisode, PruneEpisodesOptions } from '../types.ts'
+import { parse } from '../validation.ts'
+import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
+import { rowCodec, type SqlRow } from './rows.ts'
 
-interface EpisodeRow {
-  id: number
-  session_id: string
-  summary: string
-  content: string | null
-  importance: number
-  token_count: number
-  created_at: number
-  last_hit_at: number | null
-  hit_count: number
-  first_message_id: number | null
-  last_message_id: number | null
-}
-
-const EPISODE_COLUMNS =
-  'id, session_id, summary, content, importance, token_count, created_at, last_hit_at, hit_count, first_message_id, last_message_id'
-
-function decodeEpisode(row: EpisodeRow): Episode {
-  return {
-    id: row.id,
-    sessionId: row.session_id,
-    summary: row.summary,
-    content: row.content,
-    importance: row.importance,
-    tokenCount: row.token_count,
-    createdAt: row.created_at,
-    lastHitAt: row.last_hit_at,
-    hitCount: row.hit_count,
-    firstMessageId: row.first_message_id,
-    lastMessageId: row.last_message_id,
-  }
-}
+const codec = rowCodec<Episode, 'searchText'>(episodes, ['searchText'])
+const EPISODE_COLUMNS = codec.columns()
+const decodeEpisode = codec.decode
 
 /** The INSERT of one episode; it writes nothing when the session does not exist. */
 export function insertEpisode(input: NewEpisode): Statement {
-  if (typeof input?.summary !== 'string' || input.summary.trim() === '') {
-    throw new EngramError('INVALID_ARGUMENT', 'An episode needs a non-empty summary.')
-  }
-  const importance = input.importance ?? 5
-  if (!Number.isInteger(importance) || importance < 0 || importance > 10) {
-    throw new EngramError(
-      'INVALID_ARGUMENT',
-      `Episode importance must be an integer from 0 to 10 (got ${importance}).`,
-    )
-  }
+  const episode = parse(args.newEpisode, input, 'Adding an episode')
   return {
     sql: `INSERT INTO episodes (session_id, summary, content, importance, token_count, created_at, first_message_id,
         last_message_id, search_text)
       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)
       RETURNING ${EPISODE_COLUMNS}`,
     params: [
-      input.sessionId,
-      input.summary,
-      input.content ?? null,
-      importance,
-      input.tokenCount ?? 0,
+      episode.sessionId,
+      episode.summary,
+      episode.content ?? null,
+      episode.importance,
+      episode.tokenCount,
       Date.now(),
-      input.firstMessageId ?? null,
-      input.lastMessageId ?? null,
-      toIndexText(input.summary),
-      input.sessionId,
+      episode.firstMessageId ?? null,
+      episode.lastMessageId ?? null,
+      toIndexText(episode.summary),
+      episode.sessionId,
     ],
   }
 }
 
 /** The episode a RETURNING insert produced, or null when its session did not exist. */
 export function insertedEpisode(result: QueryResult | undefined): Episode | null {
-  const row = result?.rows[0] as EpisodeRow | undefined
+  const row = result?.rows[0] as SqlRow | undefined
   return row ? decodeEpisode(row) : null
 }
 
@@ -88,18 +54,14 @@ export async function addEpisode(ctx: StoreContext, input: NewEpisode): Promise<
 }
 
 export async function getEpisodes(ctx: StoreContext, sessionId: string): Promise<Episode[]> {
-  const rows = await ctx.read<EpisodeRow>(
-    { sql: `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE session_id = ? ORDER BY id`, params: [sessionId] },
+  const rows = await ctx.read<SqlRow>(
+    {
+      sql: `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE session_id = ? ORDER BY id`,
+      params: [parse(args.sessionId, sessionId, 'Reading episodes')],
+    },
     'Reading episodes',
   )
   return rows.map(decodeEpisode)
-}
-
-export interface PruneEpisodesOptions {
-  /** Keep at most this many episodes. */
-  maxCount?: number
-  /** Keep episodes whose token counts add up to at most this. */
-  maxTokens?: number
 }
 
 // Which episodes go first: low importance, then long unused (never hit counts from creation).
@@ -107,21 +69,7 @@ const KEEP_ORDER = 'importance DESC, coalesce(last_hit_at, created_at) DESC, id 
 
 /** Evicts the lowest-importance, least recently hit episodes until both limits hold; returns how many went. */
 export async function pruneEpisodes(ctx: StoreContext, options: PruneEpisodesOptions): Promise<number> {
-  const { maxCount, maxTokens } = options ?? {}
-  for (const [name, value] of [
-    ['maxCount', maxCount],
-    ['maxTokens', maxTokens],
-  ] as const) {
-    if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
-      throw new EngramError(
-        'INVALID_ARGUMENT',
-        `${name} must be a whole number of at least 0 (got ${value}).`,
-      )
-    }
-  }
-  if (maxCount === undefined && maxTokens === undefined) {
-    throw new EngramError('INVALID_ARGUMENT', 'pruneEpisodes needs maxCount, maxTokens or both.')
-  }
+  const { maxCount, maxTokens } = parse(args.pruneEpisodes, options, 'Pruning episodes')
   const [result] = await ctx.write(
     [
       {
@@ -137,4 +85,16 @@ export async function pruneEpisodes(ctx: StoreContext, options: PruneEpisodesOpt
     'Pruning episodes',
   )
   return result?.changes ?? 0
+}
+
+/**
+ * Counts a search's hits on episodes, best-effort: one attempt that never waits for a lock, so a busy or
+ * read-only database skips the count and the search still answers at once.
+ */
+export function countEpisodeHits(ctx: StoreContext, episodeIds: readonly number[]): Promise<void> {
+  if (episodeIds.length === 0) return Promise.resolve()
+  return ctx.writeIfFree({
+    sql: `UPDATE episodes SET hit_count = hit_count + 1, last_hit_at = ? WHERE id IN (${episodeIds.map(() => '?').join(', ')})`,
+    params: [Date.now(), ...episodeIds],
+  })
 }

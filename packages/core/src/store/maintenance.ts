@@ -1,7 +1,9 @@
-import type { Statement } from '../driver.ts'
-import { EngramError } from '../errors.ts'
+import type { Row, Statement } from '../driver.ts'
+import type { EngramError } from '../errors.ts'
 import { toIndexText } from '../search/cjk.ts'
-import type { ToolCall } from '../types.ts'
+import type { IntegrityReport, PruneSessionsOptions, ToolCall } from '../types.ts'
+import { parse } from '../validation.ts'
+import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
 import { messageSearchText } from './message-codec.ts'
 import { deleteSessionsStatements } from './session-deletion.ts'
@@ -63,62 +65,79 @@ export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
   )
 }
 
-export interface IntegrityReport {
-  ok: boolean
-  /** What `PRAGMA integrity_check` reported: ['ok'] for a sound file. */
-  database: string[]
-  /** Each FTS5 index checked against its table: 'ok' or the error. */
-  searchIndex: { messages: string; episodes: string }
+const RECOVER_FIX =
+  'Restore the file from a backup, or salvage what is readable with the sqlite3 shell: sqlite3 damaged.db ".recover" | sqlite3 recovered.db, then open recovered.db.'
+const REBUILD_FIX = 'Rebuild the search index with store.rebuildSearchIndex() (engram doctor --fix).'
+const BUSY_FIX =
+  'Another connection holds the write lock, which the search-index check needs; run the check again when it is done.'
+
+/** The checks a store answers with, as one word: what doctor tells the user first. */
+const classify = (error: unknown): 'busy' | 'corrupt' | 'failed' => {
+  const code = (error as EngramError).code
+  if (code === 'DATABASE_BUSY') return 'busy'
+  if (code === 'DATABASE_CORRUPT' || code === 'NOT_A_DATABASE') return 'corrupt'
+  return 'failed'
 }
 
 async function checkFts(ctx: StoreContext, table: 'messages_fts' | 'episodes_fts'): Promise<string> {
-  try {
-    // rank = 1 makes FTS5 compare the index with the content table, not only with itself.
-    await ctx.read(
+  // rank = 1 makes FTS5 compare the index with the content table, not only with itself. The command is a
+  // write, so it runs without waiting: a lock held elsewhere is reported as busy, at once.
+  await ctx.withoutWaiting(() =>
+    ctx.run(
       { sql: `INSERT INTO ${table}(${table}, rank) VALUES ('integrity-check', 1)` },
       'Checking the search index',
-    )
-    return 'ok'
-  } catch (error) {
-    return error instanceof EngramError ? error.message : String(error)
-  }
+    ),
+  )
+  return 'ok'
 }
+
+const reason = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 export async function checkIntegrity(ctx: StoreContext): Promise<IntegrityReport> {
-  const rows = await ctx.read<{ integrity_check: string }>(
-    { sql: 'PRAGMA integrity_check' },
-    'Checking integrity',
-  )
-  const database = rows.map((row) => String(Object.values(row)[0]))
-  const searchIndex = {
-    messages: await checkFts(ctx, 'messages_fts'),
-    episodes: await checkFts(ctx, 'episodes_fts'),
+  let database: string[]
+  try {
+    const rows = await ctx.read<Row>({ sql: 'PRAGMA integrity_check' }, 'Checking integrity')
+    database = rows.map((row) => String(Object.values(row)[0]))
+  } catch (error) {
+    const status = classify(error)
+    return {
+      ok: false,
+      status,
+      database: [reason(error)],
+      searchIndex: { messages: 'not checked', episodes: 'not checked' },
+      fix: status === 'busy' ? BUSY_FIX : RECOVER_FIX,
+    }
   }
-  const ok =
-    database.length === 1 &&
-    database[0] === 'ok' &&
-    searchIndex.messages === 'ok' &&
-    searchIndex.episodes === 'ok'
-  return { ok, database, searchIndex }
-}
-
-export interface PruneSessionsOptions {
-  olderThanDays: number
-  source?: string
+  if (database.length !== 1 || database[0] !== 'ok') {
+    const searchIndex = { messages: 'not checked', episodes: 'not checked' }
+    return { ok: false, status: 'corrupt', database, searchIndex, fix: RECOVER_FIX }
+  }
+  const statuses: IntegrityReport['status'][] = []
+  const check = async (table: 'messages_fts' | 'episodes_fts') => {
+    try {
+      return await checkFts(ctx, table)
+    } catch (error) {
+      statuses.push(classify(error) === 'busy' ? 'busy' : 'search-index')
+      return reason(error)
+    }
+  }
+  const searchIndex = { messages: await check('messages_fts'), episodes: await check('episodes_fts') }
+  const status = statuses.includes('search-index') ? 'search-index' : (statuses[0] ?? 'ok')
+  const fix = status === 'ok' ? null : status === 'busy' ? BUSY_FIX : REBUILD_FIX
+  return { ok: status === 'ok', status, database, searchIndex, fix }
 }
 
 /** Deletes ended sessions older than the cutoff with everything they own; their children stay, detached. */
 export async function pruneSessions(ctx: StoreContext, options: PruneSessionsOptions): Promise<number> {
-  const days = options?.olderThanDays
-  if (typeof days !== 'number' || !Number.isFinite(days) || days < 0) {
-    throw new EngramError(
-      'INVALID_ARGUMENT',
-      `olderThanDays must be a number of at least 0 (got ${String(days)}).`,
-    )
-  }
-  const cutoff = Date.now() - days * 86_400_000
-  const doomed = `SELECT id FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ? ${options.source === undefined ? '' : 'AND source = ?'}`
-  const params = options.source === undefined ? [cutoff] : [cutoff, options.source]
+  const { olderThanDays, source } = parse(args.pruneSessions, options, 'Pruning sessions')
+  const cutoff = Date.now() - olderThanDays * 86_400_000
+  const doomed = `SELECT id FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ? ${source === undefined ? '' : 'AND source = ?'}`
+  const params = source === undefined ? [cutoff] : [cutoff, source]
   const results = await ctx.write(deleteSessionsStatements(doomed, params), 'Pruning sessions')
   return results.at(-1)?.changes ?? 0
+}
+
+/** Rewrites the database file to reclaim the space of deleted rows (SQLite VACUUM: needs the write lock). */
+export async function vacuum(ctx: StoreContext): Promise<void> {
+  await ctx.run({ sql: 'VACUUM' }, 'Vacuuming the database')
 }

@@ -1,7 +1,16 @@
 import type { SqlValue } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { toIndexText } from '../search/cjk.ts'
-import type { ChatMessage, ContentPart, MessageInput, Role, StoredMessage, ToolCall } from '../types.ts'
+import type {
+  ChatMessage,
+  ContentPart,
+  InputContentPart,
+  MessageInput,
+  Role,
+  StoredMessage,
+  ToolCall,
+} from '../types.ts'
+import { isWellFormed } from '../validation.ts'
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool'])
 
@@ -18,7 +27,7 @@ export interface EncodedMessage {
 
 const invalid = (message: string) => new EngramError('INVALID_MESSAGE', message)
 
-function textOfParts(parts: ContentPart[]): string {
+function textOfParts(parts: readonly InputContentPart[]): string {
   return parts
     .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
     .filter(Boolean)
@@ -90,6 +99,11 @@ export function encodeMessage(input: MessageInput, now: number): EncodedMessage 
     throw invalid('content must be a string, null or an array of content parts.')
   }
   const parts = Array.isArray(content) ? content : null
+  if (parts?.some((part) => part === null || typeof part !== 'object' || typeof part.type !== 'string')) {
+    throw invalid(
+      'Each content part must be an object with a string type, such as { type: "text", text: "..." }.',
+    )
+  }
   const partsJson = parts ? toJson(parts, 'The content parts') : null
   const text = parts ? textOfParts(parts) : (content as string | null)
   const toolCalls = input.tool_calls == null ? null : encodeToolCalls(input.tool_calls)
@@ -100,6 +114,17 @@ export function encodeMessage(input: MessageInput, now: number): EncodedMessage 
     if (input[key] != null && typeof input[key] !== 'string')
       throw invalid(`${key} must be a string when given.`)
   }
+  // SQLite stores UTF-8, which cannot hold a lone surrogate: drivers would replace it, each its own way.
+  // (JSON columns are safe: JSON.stringify escapes lone surrogates, so parts and tool calls round-trip.)
+  for (const [key, value] of [
+    ['content', typeof content === 'string' ? content : null],
+    ['tool_call_id', input.tool_call_id],
+    ['name', input.name],
+  ] as const) {
+    if (typeof value === 'string' && !isWellFormed(value)) {
+      throw invalid(`${key} holds a lone UTF-16 surrogate, which cannot be stored. Pass text.toWellFormed().`)
+    }
+  }
   const timestamp = input.timestamp ?? now
   if (!Number.isFinite(timestamp))
     throw invalid('timestamp must be a number of milliseconds since the epoch.')
@@ -107,7 +132,7 @@ export function encodeMessage(input: MessageInput, now: number): EncodedMessage 
   if (tokenCount !== null && !(Number.isInteger(tokenCount) && tokenCount >= 0)) {
     throw invalid('tokenCount must be a whole number of at least 0 when given.')
   }
-  const message: ChatMessage = { role, content }
+  const message = { role, content } as Record<string, unknown>
   if (toolCalls) message.tool_calls = toolCalls.calls
   if (input.tool_call_id != null) message.tool_call_id = input.tool_call_id
   if (input.name != null) message.name = input.name
@@ -123,7 +148,7 @@ export function encodeMessage(input: MessageInput, now: number): EncodedMessage 
       tokenCount,
       searchText,
     ],
-    message,
+    message: message as unknown as ChatMessage,
     timestamp,
     tokenCount,
   }
@@ -140,14 +165,14 @@ export interface MessageRow {
 }
 
 export function decodeMessage(row: MessageRow): ChatMessage {
-  const message: ChatMessage = {
+  const message: Record<string, unknown> = {
     role: row.role,
     content: row.content_parts === null ? row.content : (JSON.parse(row.content_parts) as ContentPart[]),
   }
   if (row.tool_calls !== null) message.tool_calls = JSON.parse(row.tool_calls) as ToolCall[]
   if (row.tool_call_id !== null) message.tool_call_id = row.tool_call_id
   if (row.name !== null) message.name = row.name
-  return message
+  return message as unknown as ChatMessage
 }
 
 export interface StoredMessageRow extends MessageRow {
@@ -163,5 +188,5 @@ export function decodeStoredMessage(row: StoredMessageRow): StoredMessage {
     sessionId: row.session_id,
     timestamp: row.timestamp,
     tokenCount: row.token_count,
-  }
+  } as StoredMessage
 }

@@ -1,11 +1,15 @@
+import type { z } from 'zod'
 import type { SqlValue, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
 import { joinTerms, parseSearchQuery } from '../search/query.ts'
-import type { Role, SearchHit, SearchOptions } from '../types.ts'
+import type { Page, Role, SearchHit, SearchOptions } from '../types.ts'
+import { parse } from '../validation.ts'
+import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
+import { decodeCursor, encodeCursor } from './cursor.ts'
+import { countEpisodeHits } from './episodes.ts'
 import { messageTiers } from './message-tiers.ts'
-import { checkPaging } from './paging.ts'
 
 const SNIPPET_TOKENS = 32
 
@@ -66,13 +70,17 @@ export function hitQuery(
   match: string,
   options: SearchOptions,
   take: number,
+  after?: After,
 ): Statement {
   const fts = kind === 'message' ? 'messages_fts' : 'episodes_fts'
   const table = kind === 'message' ? 'messages' : 'episodes'
   const time = kind === 'message' ? 't.timestamp' : 't.created_at'
   const filters = sessionFilters(options, time)
   if (kind === 'message') filters.addIn('t.role', asList(options.role))
-  const order = ORDER[options.sort ?? 'relevance']
+  const sort = options.sort ?? 'relevance'
+  const keyset = sort === 'relevance' ? undefined : keysetFilter(kind, time, sort, after)
+  if (keyset) filters.add(keyset.where, ...keyset.params)
+  const order = ORDER[sort]
   return {
     sql: `SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role, ${time} AS timestamp,
         s.source, snippet(${fts}, 0, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet, -rank AS score
@@ -98,36 +106,47 @@ function toHit(kind: 'message' | 'episode', row: HitRow): SearchHit {
   return hit
 }
 
-/**
- * Ranked full-text search. Episodes (summaries) come before raw messages, filters run in SQL so `limit`
- * counts filtered hits, and the episodes returned have their hit statistics updated.
- */
-export async function search(
+type ParsedSearchOptions = z.output<typeof args.searchOptions>
+
+/** Where a keyset page starts: after this (timestamp, id) of episodes (phase 0) or messages (phase 1). */
+interface After {
+  phase: 0 | 1
+  timestamp: number
+  id: number
+}
+
+function keysetFilter(hit: 'message' | 'episode', time: string, order: 'newest' | 'oldest', after?: After) {
+  if (!after) return undefined
+  const phase = hit === 'episode' ? 0 : 1
+  if (after.phase > phase) return { where: '0', params: [] }
+  if (after.phase < phase) return undefined
+  return {
+    where: `(${time}, t.id) ${order === 'newest' ? '<' : '>'} (?, ?)`,
+    params: [after.timestamp, after.id],
+  }
+}
+
+async function findHits(
   ctx: StoreContext,
   query: string,
-  options: SearchOptions = {},
+  options: ParsedSearchOptions,
+  after?: After,
 ): Promise<SearchHit[]> {
-  const { limit, offset } = checkPaging(options, 10)
-  if (options.sort !== undefined && !Object.hasOwn(ORDER, options.sort)) {
-    throw new EngramError(
-      'INVALID_ARGUMENT',
-      `sort must be one of ${Object.keys(ORDER).join(', ')} (got ${JSON.stringify(options.sort)}).`,
-    )
-  }
+  const { limit, offset, sort } = options
   const terms = parseSearchQuery(typeof query === 'string' ? query : '')
   if (terms.length === 0) return []
   const match = joinTerms(terms, 'OR')
   const take = offset + limit
-  const withEpisodes = (options.includeEpisodes ?? true) && options.role === undefined
+  const withEpisodes = options.includeEpisodes && options.role === undefined
   const episodeRows = withEpisodes
-    ? await ctx.read<HitRow>(hitQuery('episode', match, options, take), 'Searching episodes')
+    ? await ctx.read<HitRow>(hitQuery('episode', match, options, take, after), 'Searching episodes')
     : []
-  const tiers = (options.sort ?? 'relevance') === 'relevance' ? await messageTiers(ctx, terms) : [match]
+  const tiers = sort === 'relevance' ? await messageTiers(ctx, terms) : [match]
   const messageRows: HitRow[] = []
   const seen = new Set<number>()
   for (const tier of tiers) {
     for (const row of await ctx.read<HitRow>(
-      hitQuery('message', tier, options, take),
+      hitQuery('message', tier, options, take, after),
       'Searching messages',
     )) {
       if (!seen.has(row.item_id)) {
@@ -141,18 +160,63 @@ export async function search(
     ...episodeRows.map((row) => toHit('episode', row)),
     ...messageRows.map((row) => toHit('message', row)),
   ].slice(offset, take)
+  await countEpisodeHits(
+    ctx,
+    hits.flatMap((hit) => (hit.episodeId === undefined ? [] : [hit.episodeId])),
+  )
+  return hits
+}
 
-  const episodeIds = hits.flatMap((hit) => (hit.episodeId === undefined ? [] : [hit.episodeId]))
-  if (episodeIds.length > 0) {
-    await ctx.write(
-      [
-        {
-          sql: `UPDATE episodes SET hit_count = hit_count + 1, last_hit_at = ? WHERE id IN (${episodeIds.map(() => '?').join(', ')})`,
-          params: [Date.now(), ...episodeIds],
-        },
-      ],
-      'Recording episode hits',
+/**
+ * Ranked full-text search. Episodes (summaries) come before raw messages, filters run in SQL so `limit`
+ * counts filtered hits, and the episodes returned have their hit statistics updated (best-effort).
+ */
+export function search(ctx: StoreContext, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+  const parsed = parse(args.searchOptions, options, 'Searching')
+  if (parsed.cursor !== undefined) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      'Searching: a cursor continues searchPage(); search() pages by offset.',
     )
   }
-  return hits
+  return findHits(ctx, query, parsed)
+}
+
+/**
+ * One page of a search in time order (`sort` newest or oldest), continued with `cursor`: keyset paging,
+ * so hits added meanwhile neither repeat nor shift a page. Relevance has no stable key to page on.
+ */
+export async function searchPage(
+  ctx: StoreContext,
+  query: string,
+  options: SearchOptions = {},
+): Promise<Page<SearchHit>> {
+  const action = 'Searching a page'
+  const parsed = parse(args.searchOptions, options, action)
+  if (parsed.sort === 'relevance') {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `${action}: keyset pages follow time. Pass sort: 'newest' or 'oldest' (or use search() with offset for relevance).`,
+    )
+  }
+  let after: After | undefined
+  if (parsed.cursor !== undefined) {
+    const [phase, timestamp, id] = decodeCursor(parsed.cursor, 3, parsed.offset, action) as [
+      0 | 1,
+      number,
+      number,
+    ]
+    after = { phase, timestamp, id }
+  }
+  const items = await findHits(ctx, query, parsed, after)
+  const last = items.at(-1)
+  const nextCursor =
+    last && items.length === parsed.limit
+      ? encodeCursor([
+          last.kind === 'episode' ? 0 : 1,
+          last.timestamp,
+          (last.kind === 'episode' ? last.episodeId : last.messageId) as number,
+        ])
+      : null
+  return { items, nextCursor }
 }

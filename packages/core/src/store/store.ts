@@ -1,13 +1,16 @@
-import { randomUUID } from 'node:crypto'
-import type { QueryResult } from '../driver.ts'
-import { EngramError, sqliteCode } from '../errors.ts'
 import type {
   ChatMessage,
+  ContinuedSession,
+  ContinueSessionInput,
   Episode,
+  IntegrityReport,
   ListSessionsOptions,
   MessageInput,
   NewEpisode,
   NewSession,
+  Page,
+  PruneEpisodesOptions,
+  PruneSessionsOptions,
   SearchHit,
   SearchOptions,
   Session,
@@ -16,246 +19,78 @@ import type {
   UsageReport,
 } from '../types.ts'
 import type { StoreContext } from './context.ts'
-import {
-  addEpisode,
-  getEpisodes,
-  insertEpisode,
-  insertedEpisode,
-  type PruneEpisodesOptions,
-  pruneEpisodes,
-} from './episodes.ts'
-import {
-  checkIntegrity,
-  type IntegrityReport,
-  type PruneSessionsOptions,
-  pruneSessions,
-  rebuildSearchIndex,
-} from './maintenance.ts'
-import {
-  decodeMessage,
-  decodeStoredMessage,
-  type EncodedMessage,
-  encodeMessage,
-  MESSAGE_COLUMNS,
-  type MessageRow,
-  type StoredMessageRow,
-} from './message-codec.ts'
-import { checkPaging } from './paging.ts'
-import { search } from './search.ts'
-import { deleteSessionsStatements } from './session-deletion.ts'
-import { decodeSession, SESSION_SELECT, type SessionRow } from './session-row.ts'
+import { addEpisode, getEpisodes, pruneEpisodes } from './episodes.ts'
+import { checkIntegrity, pruneSessions, rebuildSearchIndex, vacuum } from './maintenance.ts'
+import * as messages from './messages.ts'
+import { search, searchPage } from './search.ts'
+import * as sessions from './sessions.ts'
 import { readUsage, usageStatements } from './usage.ts'
 
-const MESSAGE_PLACEHOLDERS = MESSAGE_COLUMNS.split(',')
-  .map(() => '?')
-  .join(', ')
-// INSERT ... SELECT ... WHERE EXISTS: an unknown session writes nothing, in the same round trip.
-const INSERT_MESSAGE = `INSERT INTO messages (session_id, ${MESSAGE_COLUMNS})
-  SELECT ?, ${MESSAGE_PLACEHOLDERS} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?) RETURNING id`
-
-const sessionNotFound = (id: string) =>
-  new EngramError(
-    'SESSION_NOT_FOUND',
-    `No session with id ${JSON.stringify(id)}. Create it with createSession() first.`,
-  )
-
-function storedFrom(
-  encoded: EncodedMessage,
-  sessionId: string,
-  result: QueryResult | undefined,
-): StoredMessage {
-  return {
-    ...encoded.message,
-    id: result?.rows[0]?.id as number,
-    sessionId,
-    timestamp: encoded.timestamp,
-    tokenCount: encoded.tokenCount,
-  }
-}
-
-export interface ContinueSessionInput {
-  /** Why the parent ended (`compression` for the compressor). */
-  endReason: string
-  /** The history the child starts with. */
-  messages: readonly MessageInput[]
-  /** A summary to store on the parent, pointing at the message-id range it replaced. */
-  episode?: Omit<NewEpisode, 'sessionId'>
-}
-
-export interface ContinuedSession {
-  session: Session
-  messages: StoredMessage[]
-  episode: Episode | null
-}
-
-function optionalText(value: unknown, what: string): string | null {
-  if (value === undefined || value === null) return null
-  if (typeof value !== 'string') {
-    throw new EngramError(
-      'INVALID_ARGUMENT',
-      `${what} must be a string when given (got ${JSON.stringify(value)}).`,
-    )
-  }
-  return value
-}
-
-function requireText(value: unknown, what: string): string {
-  if (typeof value !== 'string' || value === '') {
-    throw new EngramError(
-      'INVALID_ARGUMENT',
-      `${what} must be a non-empty string (got ${JSON.stringify(value)}).`,
-    )
-  }
-  return value
-}
-
-/** The session store. Every write is one committed transaction; reads return plain objects. */
+/**
+ * The session store: a thin facade over one module per table. Every write is one committed transaction
+ * (retried while another connection holds the lock); reads return plain objects. Arguments are validated
+ * before any SQL runs: a wrong one is an EngramError `INVALID_ARGUMENT` (`INVALID_MESSAGE` for messages)
+ * naming the field. Every method fails with `STORE_CLOSED` once close() has been called, and with
+ * `DATABASE_*` codes when SQLite does (busy after every retry, read-only, corrupt).
+ */
 export class Store {
   constructor(private readonly ctx: StoreContext) {}
 
+  /** The driver's name (`better-sqlite3`, `libsql`, or a custom driver's). */
   get driverName(): string {
     return this.ctx.driver.name
   }
 
-  async createSession(input: NewSession): Promise<Session> {
-    const source = requireText(input?.source, 'source')
-    const id = input.id === undefined ? randomUUID() : requireText(input.id, 'id')
-    const parent = optionalText(input.parentSessionId, 'parentSessionId')
-    let results: QueryResult[]
-    try {
-      results = await this.ctx.write(
-        [
-          {
-            sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at)
-              SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE ? IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = ?)`,
-            params: [
-              id,
-              source,
-              optionalText(input.userId, 'userId'),
-              optionalText(input.model, 'model'),
-              optionalText(input.title, 'title'),
-              optionalText(input.systemPrompt, 'systemPrompt'),
-              parent,
-              Date.now(),
-              parent,
-              parent,
-            ],
-          },
-        ],
-        'Creating a session',
-      )
-    } catch (error) {
-      if (sqliteCode((error as EngramError).cause)?.startsWith('SQLITE_CONSTRAINT')) {
-        throw new EngramError(
-          'SESSION_EXISTS',
-          `A session with id ${JSON.stringify(id)} already exists. Omit id to get a new UUID.`,
-          { cause: error },
-        )
-      }
-      throw error
-    }
-    if (results[0]?.changes === 0) {
-      throw new EngramError(
-        'SESSION_NOT_FOUND',
-        `The parent session ${JSON.stringify(parent)} does not exist.`,
-      )
-    }
-    return (await this.getSession(id)) as Session
+  /**
+   * Creates a session and returns it. `id` defaults to a new UUID (`SESSION_EXISTS` if taken); a
+   * `parentSessionId` must name a session of the same user (`SESSION_NOT_FOUND` otherwise). One INSERT.
+   */
+  createSession(input: NewSession): Promise<Session> {
+    return this.ctx.operation(() => sessions.createSession(this.ctx, input))
   }
 
-  async getSession(id: string): Promise<Session | null> {
-    const rows = await this.ctx.read<SessionRow>(
-      { sql: `${SESSION_SELECT} WHERE s.id = ?`, params: [id] },
-      'Reading a session',
-    )
-    return rows[0] ? decodeSession(rows[0]) : null
+  /** The session, or null when there is none with this id. One indexed read. */
+  getSession(id: string): Promise<Session | null> {
+    return this.ctx.operation(() => sessions.getSession(this.ctx, id))
   }
 
+  /**
+   * Sessions newest first, filtered by source and user, `limit` (default 50) after `offset`. Offset pages
+   * can repeat rows while sessions are being added: listSessionsPage pages by cursor instead. One read.
+   */
   async listSessions(options: ListSessionsOptions = {}): Promise<Session[]> {
-    const where: string[] = []
-    const params: (string | number)[] = []
-    if (options.source !== undefined) {
-      where.push('s.source = ?')
-      params.push(options.source)
-    }
-    if (options.userId !== undefined) {
-      where.push('s.user_id = ?')
-      params.push(options.userId)
-    }
-    const { limit, offset } = checkPaging(options, 50)
-    params.push(limit, offset)
-    const rows = await this.ctx.read<SessionRow>(
-      {
-        sql: `${SESSION_SELECT} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY s.started_at DESC, s.rowid DESC LIMIT ? OFFSET ?`,
-        params,
-      },
-      'Listing sessions',
-    )
-    return rows.map(decodeSession)
+    return (await this.listSessionsPage(options)).items
   }
 
-  /** Marks the session ended; the first reason given wins and later calls change nothing. */
-  async endSession(id: string, reason: string): Promise<void> {
-    requireText(reason, 'The end reason')
-    const [result] = await this.ctx.write(
-      [
-        {
-          sql: 'UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL',
-          params: [Date.now(), reason, id],
-        },
-      ],
-      'Ending a session',
-    )
-    if (result?.changes === 0 && !(await this.getSession(id))) throw sessionNotFound(id)
+  /** Like listSessions, with the `nextCursor` that continues after the page's last session (keyset). */
+  listSessionsPage(options: ListSessionsOptions = {}): Promise<Page<Session>> {
+    return this.ctx.operation(() => sessions.listSessions(this.ctx, options))
+  }
+
+  /** Marks the session ended; the first reason given wins and later calls change nothing. One UPDATE. */
+  endSession(id: string, reason: string): Promise<void> {
+    return this.ctx.operation(() => sessions.endSession(this.ctx, id, reason))
   }
 
   /** Stores the assembled system prompt verbatim, so a continuing session can reuse it byte for byte. */
-  async setSystemPrompt(id: string, prompt: string): Promise<void> {
-    if (typeof prompt !== 'string')
-      throw new EngramError('INVALID_ARGUMENT', 'The system prompt must be a string.')
-    const [result] = await this.ctx.write(
-      [{ sql: 'UPDATE sessions SET system_prompt = ? WHERE id = ?', params: [prompt, id] }],
-      'Saving the system prompt',
-    )
-    if (result?.changes === 0) throw sessionNotFound(id)
+  setSystemPrompt(id: string, prompt: string): Promise<void> {
+    return this.ctx.operation(() => sessions.setSystemPrompt(this.ctx, id, prompt))
   }
 
-  /** Sessions from the root of the compression chain down to `id`. */
-  async getLineage(id: string): Promise<Session[]> {
-    const rows = await this.ctx.read<SessionRow & { depth: number }>(
-      {
-        sql: `WITH RECURSIVE chain(id, depth) AS (
-            SELECT id, 0 FROM sessions WHERE id = ?
-            UNION ALL
-            SELECT p.parent_session_id, c.depth + 1 FROM chain c JOIN sessions p ON p.id = c.id
-            WHERE p.parent_session_id IS NOT NULL AND c.depth < 10000
-          )
-          ${SESSION_SELECT} JOIN chain ON chain.id = s.id ORDER BY chain.depth DESC`,
-        params: [id],
-      },
-      'Reading the session lineage',
-    )
-    if (rows.length === 0) throw sessionNotFound(id)
-    return rows.map(decodeSession)
+  /**
+   * Sessions from the root of the compression chain down to `id` (`SESSION_NOT_FOUND` if unknown). The
+   * chain never leaves the session's user. One recursive read, linear in the chain's length.
+   */
+  getLineage(id: string): Promise<Session[]> {
+    return this.ctx.operation(() => sessions.getLineage(this.ctx, id))
   }
 
-  /** Follows the newest child of each session forward and returns the id at the end of the chain. */
-  async resolveTip(id: string): Promise<string> {
-    const rows = await this.ctx.read<{ id: string }>(
-      {
-        sql: `WITH RECURSIVE tip(id, depth) AS (
-            SELECT id, 0 FROM sessions WHERE id = ?
-            UNION ALL
-            SELECT (SELECT c.id FROM sessions c WHERE c.parent_session_id = tip.id ORDER BY c.started_at DESC, c.rowid DESC LIMIT 1), depth + 1
-            FROM tip WHERE tip.id IS NOT NULL AND depth < 10000
-          )
-          SELECT id FROM tip WHERE id IS NOT NULL ORDER BY depth DESC LIMIT 1`,
-        params: [id],
-      },
-      'Resolving the session tip',
-    )
-    if (!rows[0]) throw sessionNotFound(id)
-    return rows[0].id
+  /**
+   * Follows the newest child of each session forward (children of the same user only) and returns the
+   * id at the end of the chain. One recursive read.
+   */
+  resolveTip(id: string): Promise<string> {
+    return this.ctx.operation(() => sessions.resolveTip(this.ctx, id))
   }
 
   /**
@@ -264,35 +99,8 @@ export class Store {
    * system prompt and `parentSessionId` pointing back, writes `messages` into the child and, when given,
    * stores `episode` on the parent (the summary of the parent's messages the child replaces). All or nothing.
    */
-  async continueSession(parentId: string, input: ContinueSessionInput): Promise<ContinuedSession> {
-    const reason = requireText(input?.endReason, 'endReason')
-    const childId = randomUUID()
-    const now = Date.now()
-    const encoded = (input.messages ?? []).map((message) => encodeMessage(message, now))
-    const episode = input.episode ? insertEpisode({ ...input.episode, sessionId: parentId }) : null
-    const results = await this.ctx.write(
-      [
-        {
-          sql: 'UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL',
-          params: [now, reason, parentId],
-        },
-        {
-          sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at)
-            SELECT ?, source, user_id, model, title, system_prompt, id, ? FROM sessions WHERE id = ?`,
-          params: [childId, now, parentId],
-        },
-        ...encoded.map((e) => ({ sql: INSERT_MESSAGE, params: [childId, ...e.values, childId] })),
-        ...(episode ? [episode] : []),
-      ],
-      'Continuing a session',
-    )
-    // An unknown parent matches no row in any statement, so nothing was written.
-    if (results[1]?.changes === 0) throw sessionNotFound(parentId)
-    return {
-      session: (await this.getSession(childId)) as Session,
-      messages: encoded.map((e, i) => storedFrom(e, childId, results[i + 2])),
-      episode: episode ? insertedEpisode(results.at(-1)) : null,
-    }
+  continueSession(parentId: string, input: ContinueSessionInput): Promise<ContinuedSession> {
+    return this.ctx.operation(() => messages.continueSession(this.ctx, parentId, input))
   }
 
   /** Writes one message in its own committed transaction and returns it with its id. */
@@ -301,94 +109,104 @@ export class Store {
     return stored as StoredMessage
   }
 
-  /** Writes the messages in one transaction: all of them or, on any error, none. */
-  async appendMessages(sessionId: string, inputs: readonly MessageInput[]): Promise<StoredMessage[]> {
-    if (!Array.isArray(inputs))
-      throw new EngramError('INVALID_ARGUMENT', 'appendMessages takes an array of messages.')
-    if (inputs.length === 0) return []
-    const now = Date.now()
-    const encoded = inputs.map((input) => encodeMessage(input, now))
-    const results = await this.ctx.write(
-      encoded.map((e) => ({ sql: INSERT_MESSAGE, params: [sessionId, ...e.values, sessionId] })),
-      'Appending a message',
-    )
-    if (results[0]?.changes === 0) throw sessionNotFound(sessionId)
-    return encoded.map((e, i) => storedFrom(e, sessionId, results[i]))
+  /**
+   * Writes the messages in one transaction: all of them or, on any error, none (`INVALID_MESSAGE` before
+   * anything is written, `SESSION_NOT_FOUND` for an unknown session). One prepared INSERT per message.
+   */
+  appendMessages(sessionId: string, inputs: readonly MessageInput[]): Promise<StoredMessage[]> {
+    return this.ctx.operation(() => messages.appendMessages(this.ctx, sessionId, inputs))
   }
 
-  /** The session's history in insertion order, in the OpenAI chat shape. */
-  async getMessages(sessionId: string): Promise<ChatMessage[]> {
-    const rows = await this.ctx.read<MessageRow>(
-      {
-        sql: 'SELECT id, role, content, content_parts, tool_calls, tool_call_id, name FROM messages WHERE session_id = ? ORDER BY id',
-        params: [sessionId],
-      },
-      'Reading messages',
-    )
-    return rows.map(decodeMessage)
+  /** The session's history in insertion order, in the OpenAI chat shape. One indexed read. */
+  getMessages(sessionId: string): Promise<ChatMessage[]> {
+    return this.ctx.operation(() => messages.getMessages(this.ctx, sessionId))
   }
 
   /** Like getMessages, with each message's id, timestamp and token count. */
-  async getStoredMessages(sessionId: string): Promise<StoredMessage[]> {
-    const rows = await this.ctx.read<StoredMessageRow>(
-      {
-        sql: `SELECT id, session_id, role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count
-          FROM messages WHERE session_id = ? ORDER BY id`,
-        params: [sessionId],
-      },
-      'Reading messages',
-    )
-    return rows.map(decodeStoredMessage)
+  getStoredMessages(sessionId: string): Promise<StoredMessage[]> {
+    return this.ctx.operation(() => messages.getStoredMessages(this.ctx, sessionId))
   }
 
-  async recordUsage(sessionId: string, record: UsageRecord): Promise<void> {
-    const [inserted] = await this.ctx.write(usageStatements(sessionId, record), 'Recording model usage')
-    if (inserted?.changes === 0) throw sessionNotFound(sessionId)
+  /**
+   * Records one model call (whole token counts, a cost in USD) and adds it to the session's totals, in one
+   * transaction. `SESSION_NOT_FOUND` for an unknown session.
+   */
+  recordUsage(sessionId: string, record: UsageRecord): Promise<void> {
+    return this.ctx.operation(async () => {
+      const [inserted] = await this.ctx.write(usageStatements(sessionId, record), 'Recording model usage')
+      if (inserted?.changes === 0) throw sessions.sessionNotFound(sessionId)
+    })
   }
 
-  async usage(options: { sessionId?: string } = {}): Promise<UsageReport> {
-    return readUsage(this.ctx, options.sessionId)
+  /** Token and cost totals, overall and by purpose and model, of one session or the whole store. One read. */
+  usage(options: { sessionId?: string } = {}): Promise<UsageReport> {
+    return this.ctx.operation(() => readUsage(this.ctx, options.sessionId))
   }
 
   /** Deletes the session with its messages, episodes and usage; its children are kept and detached. */
-  async deleteSession(id: string): Promise<void> {
-    const results = await this.ctx.write(deleteSessionsStatements('SELECT ?', [id]), 'Deleting a session')
-    if (results.at(-1)?.changes === 0) throw sessionNotFound(id)
+  deleteSession(id: string): Promise<void> {
+    return this.ctx.operation(() => sessions.deleteSession(this.ctx, id))
   }
 
+  /**
+   * Ranked full-text search (English words, Chinese by character). Episodes come before messages; filters
+   * run in SQL. The hit counts of returned episodes are updated best-effort: a locked or read-only database
+   * skips the count and the search never waits for a writer. A few indexed FTS5 reads.
+   */
   search(query: string, options?: SearchOptions): Promise<SearchHit[]> {
-    return search(this.ctx, query, options)
+    return this.ctx.operation(() => search(this.ctx, query, options))
   }
 
+  /** One page of a search in time order (sort `newest` or `oldest`), continued with its `nextCursor`. */
+  searchPage(query: string, options?: SearchOptions): Promise<Page<SearchHit>> {
+    return this.ctx.operation(() => searchPage(this.ctx, query, options))
+  }
+
+  /** Stores a summary of compressed messages on a session (`SESSION_NOT_FOUND` if unknown). One INSERT. */
   addEpisode(input: NewEpisode): Promise<Episode> {
-    return addEpisode(this.ctx, input)
+    return this.ctx.operation(() => addEpisode(this.ctx, input))
   }
 
   /** The session's episodes, oldest first. */
   getEpisodes(sessionId: string): Promise<Episode[]> {
-    return getEpisodes(this.ctx, sessionId)
+    return this.ctx.operation(() => getEpisodes(this.ctx, sessionId))
   }
 
+  /** Evicts low-importance, least recently hit episodes until the limits hold; returns how many went. */
   pruneEpisodes(options: PruneEpisodesOptions): Promise<number> {
-    return pruneEpisodes(this.ctx, options)
+    return this.ctx.operation(() => pruneEpisodes(this.ctx, options))
   }
 
+  /**
+   * Recomputes every row's search text and rebuilds both FTS5 indexes in one transaction: a failure leaves
+   * the old index. Reads every message; for repairs, not for normal use.
+   */
   rebuildSearchIndex(): Promise<void> {
-    return rebuildSearchIndex(this.ctx)
+    return this.ctx.operation(() => rebuildSearchIndex(this.ctx))
   }
 
+  /**
+   * Checks the file and both search indexes and reports, never throws: a held write lock is `busy` (not
+   * damage), a damaged file `corrupt`, each with the fix. Reads the whole database.
+   */
   checkIntegrity(): Promise<IntegrityReport> {
-    return checkIntegrity(this.ctx)
+    return this.ctx.operation(() => checkIntegrity(this.ctx))
   }
 
+  /** Deletes ended sessions older than the cutoff with everything they own; returns how many went. */
   pruneSessions(options: PruneSessionsOptions): Promise<number> {
-    return pruneSessions(this.ctx, options)
+    return this.ctx.operation(() => pruneSessions(this.ctx, options))
   }
 
-  async vacuum(): Promise<void> {
-    await this.ctx.read({ sql: 'VACUUM' }, 'Vacuuming the database')
+  /** Rewrites the file to reclaim the space of deleted rows (needs the write lock; rewrites the database). */
+  vacuum(): Promise<void> {
+    return this.ctx.operation(() => vacuum(this.ctx))
   }
 
+  /**
+   * Waits for the operations already started, then closes the connection (after a WAL checkpoint on local
+   * files). Operations started after close() fail with `STORE_CLOSED`. Calling it again is harmless.
+   */
   close(): Promise<void> {
     return this.ctx.close()
   }

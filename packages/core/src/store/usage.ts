@@ -1,58 +1,37 @@
 import type { Statement } from '../driver.ts'
-import { EngramError } from '../errors.ts'
 import type { UsageRecord, UsageReport, UsageTotals } from '../types.ts'
+import { parse } from '../validation.ts'
+import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
 
-function count(value: number | undefined, what: string): number {
-  const n = value ?? 0
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
-    throw new EngramError(
-      'INVALID_ARGUMENT',
-      `${what} must be a finite number of at least 0 (got ${String(value)}).`,
-    )
-  }
-  return n
-}
-
 /** The model_calls row and the session's running totals, written together. */
-export function usageStatements(sessionId: string, record: UsageRecord): Statement[] {
-  if (
-    !record ||
-    typeof record.model !== 'string' ||
-    typeof record.purpose !== 'string' ||
-    record.purpose === ''
-  ) {
-    throw new EngramError(
-      'INVALID_ARGUMENT',
-      'A usage record needs a model and a purpose (main, compression, nudge, search, ...).',
-    )
-  }
-  const input = count(record.inputTokens, 'inputTokens')
-  const output = count(record.outputTokens, 'outputTokens')
-  const cost = count(record.costUsd, 'costUsd')
+export function usageStatements(sessionId: string, input: UsageRecord): Statement[] {
+  const action = 'Recording model usage'
+  const id = parse(args.sessionId, sessionId, action)
+  const record = parse(args.usageRecord, input, action)
   return [
     {
       sql: `INSERT INTO model_calls (session_id, model, purpose, input_tokens, output_tokens, cache_read_tokens,
           cache_write_tokens, cost_usd, latency_ms, created_at)
         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)`,
       params: [
-        sessionId,
+        id,
         record.model,
         record.purpose,
-        input,
-        output,
-        count(record.cacheReadTokens, 'cacheReadTokens'),
-        count(record.cacheWriteTokens, 'cacheWriteTokens'),
-        cost,
-        record.latencyMs === undefined ? null : count(record.latencyMs, 'latencyMs'),
+        record.inputTokens,
+        record.outputTokens,
+        record.cacheReadTokens,
+        record.cacheWriteTokens,
+        record.costUsd,
+        record.latencyMs ?? null,
         Date.now(),
-        sessionId,
+        id,
       ],
     },
     {
       sql: `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, cost_usd = cost_usd + ?
         WHERE id = ?`,
-      params: [input, output, cost, sessionId],
+      params: [record.inputTokens, record.outputTokens, record.costUsd, id],
     },
   ]
 }
@@ -88,6 +67,7 @@ function add(totals: UsageTotals, row: UsageRow): void {
 
 /** Token and cost totals, overall and by purpose and model, for one session or the whole store. */
 export async function readUsage(ctx: StoreContext, sessionId?: string): Promise<UsageReport> {
+  if (sessionId !== undefined) parse(args.sessionId, sessionId, 'Reading usage')
   const rows = await ctx.read<UsageRow>(
     {
       sql: `SELECT purpose, model, count(*) AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,

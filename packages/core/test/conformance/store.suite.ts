@@ -1,7 +1,9 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { beforeEach, describe, expect, it } from 'vitest'
+import { ENGRAM_APPLICATION_ID } from '../../src/database-identity.ts'
 import { betterSqlite3Driver } from '../../src/drivers/better-sqlite3.ts'
 import { type DriverName, EngramError, openStore, type Store, type ToolCall } from '../../src/index.ts'
 import { DEFAULT_MIGRATIONS_FOLDER, migrate } from '../../src/migrator.ts'
@@ -544,6 +546,80 @@ export function storeConformanceSuite(driver: DriverName): void {
       await store.vacuum()
       expect((await store.checkIntegrity()).ok).toBe(true)
       await store.close()
+    })
+  })
+
+  describe('databases that are not ours', () => {
+    const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex')
+    const applicationId = (path: string) => {
+      const db = raw(path)
+      try {
+        return db.pragma('application_id', { simple: true })
+      } finally {
+        db.close()
+      }
+    }
+    const foreignFile = (setup: string) => {
+      const path = tempDbPath(dir)
+      const db = raw(path)
+      db.exec(setup)
+      db.close()
+      return path
+    }
+
+    it.each([
+      [
+        'a sessions table of its own',
+        "CREATE TABLE sessions (id INTEGER PRIMARY KEY, cookie TEXT); INSERT INTO sessions VALUES (1, 'x')",
+      ],
+      [
+        'unrelated tables',
+        'CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); CREATE INDEX invoices_total ON invoices (total)',
+      ],
+      ['another application_id', 'PRAGMA application_id = 42'],
+      [
+        "another drizzle app's history",
+        "CREATE TABLE __drizzle_migrations (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric); INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('abc', 1); CREATE TABLE users (id INTEGER)",
+      ],
+    ])('refuses a database with %s and leaves it byte-identical', async (_, setup) => {
+      const path = foreignFile(setup)
+      const before = sha256(path)
+      const error = await expectCode(open(path), 'FOREIGN_DATABASE')
+      expect(error.message).toMatch(/not an Engram database .*left untouched.*new path/)
+      expect(sha256(path)).toBe(before)
+      expect(existsSync(`${path}-wal`)).toBe(false)
+    })
+
+    it('names the foreign tables it found', async () => {
+      const error = await expectCode(
+        open(foreignFile('CREATE TABLE invoices (id INTEGER)')),
+        'FOREIGN_DATABASE',
+      )
+      expect(error.message).toContain('invoices')
+    })
+
+    it('marks what it creates, and opens an empty file', async () => {
+      const path = tempDbPath(dir)
+      writeFileSync(path, '')
+      await (await open(path)).close()
+      expect(applicationId(path)).toBe(ENGRAM_APPLICATION_ID)
+      const reopened = await open(path)
+      expect(await reopened.listSessions()).toEqual([])
+      await reopened.close()
+    })
+
+    it('marks an Engram database made before the mark when it upgrades it', async () => {
+      const path = tempDbPath(dir)
+      await (await open(path)).close()
+      const db = raw(path)
+      db.exec(
+        'PRAGMA application_id = 0; DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)',
+      )
+      db.close()
+      expect(applicationId(path)).toBe(0)
+      const store = await open(path)
+      await store.close()
+      expect(applicationId(path)).toBe(ENGRAM_APPLICATION_ID)
     })
   })
 }

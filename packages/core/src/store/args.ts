@@ -1,0 +1,98 @@
+import { z } from 'zod'
+import { epochMs, identifier, text, wholeNumber } from '../validation.ts'
+
+/**
+ * The schemas of the Store's arguments: every public method parses its input here before any SQL runs,
+ * so a wrong value is an INVALID_ARGUMENT naming the field, never a TypeError or a driver's bind error.
+ * Messages are checked by the message codec instead (the append hot path), with INVALID_MESSAGE.
+ */
+
+const MAX_LIMIT = 1000
+const ROLES = ['system', 'user', 'assistant', 'tool'] as const
+
+const optionalText = text.nullish()
+const optionalId = identifier.nullish()
+const oneOrMany = <T extends z.ZodType>(schema: T) => z.union([schema, z.array(schema)])
+
+export const sessionId = identifier
+
+export const newSession = z.object({
+  source: identifier,
+  id: identifier.optional(),
+  userId: optionalId,
+  model: optionalText,
+  title: optionalText,
+  systemPrompt: optionalText,
+  parentSessionId: optionalId,
+})
+
+const paging = (defaultLimit: number) => ({
+  limit: wholeNumber(1).max(MAX_LIMIT, `must be a whole number from 1 to ${MAX_LIMIT}`).default(defaultLimit),
+  offset: wholeNumber(0).default(0),
+  /** The `nextCursor` of the previous page (keyset paging: stable while rows are being added). */
+  cursor: z.string().optional(),
+})
+
+export const listSessions = z.object({
+  source: identifier.optional(),
+  userId: identifier.optional(),
+  ...paging(50),
+})
+
+export const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const
+
+export const searchOptions = z.object({
+  sessionId: identifier.optional(),
+  source: oneOrMany(identifier).optional(),
+  excludeSources: z.array(identifier).optional(),
+  role: oneOrMany(z.enum(ROLES)).optional(),
+  userId: identifier.optional(),
+  since: epochMs.optional(),
+  until: epochMs.optional(),
+  sort: z.enum(SEARCH_SORTS, { error: `must be one of ${SEARCH_SORTS.join(', ')}` }).default('relevance'),
+  includeEpisodes: z.boolean().default(true),
+  ...paging(10),
+})
+
+export const endReason = text.min(1, 'must be a non-empty string')
+
+export const newEpisode = z.object({
+  sessionId: identifier,
+  summary: text.refine((s) => s.trim() !== '', 'must be a non-empty summary'),
+  content: optionalText,
+  importance: wholeNumber(0).max(10, 'must be an integer from 0 to 10').default(5),
+  tokenCount: wholeNumber(0).default(0),
+  firstMessageId: wholeNumber(0).nullish(),
+  lastMessageId: wholeNumber(0).nullish(),
+})
+
+export const continueSession = z.object({
+  endReason,
+  // Each message is checked by the codec, which names what is wrong with it.
+  messages: z.array(z.unknown(), { error: 'must be an array of messages' }).default([]),
+  episode: newEpisode.omit({ sessionId: true }).optional(),
+})
+
+const finiteAtLeastZero = z.number({ error: 'must be a number' }).finite().min(0, 'must be at least 0')
+
+export const usageRecord = z.object({
+  model: text.min(1, 'must name the model'),
+  purpose: identifier,
+  inputTokens: wholeNumber(0),
+  outputTokens: wholeNumber(0),
+  cacheReadTokens: wholeNumber(0).default(0),
+  cacheWriteTokens: wholeNumber(0).default(0),
+  costUsd: finiteAtLeastZero.default(0),
+  latencyMs: finiteAtLeastZero.optional(),
+})
+
+export const pruneEpisodes = z
+  .object({ maxCount: wholeNumber(0).optional(), maxTokens: wholeNumber(0).optional() })
+  .refine((o) => o.maxCount !== undefined || o.maxTokens !== undefined, 'needs maxCount, maxTokens or both')
+
+export const pruneSessions = z.object({
+  olderThanDays: finiteAtLeastZero,
+  source: identifier.optional(),
+})
+
+export const systemPrompt = z.string({ error: 'must be a string' }).pipe(text)

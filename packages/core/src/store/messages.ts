@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto'
+import type { QueryResult } from '../driver.ts'
+import { EngramError } from '../errors.ts'
+import type {
+  ChatMessage,
+  ContinuedSession,
+  ContinueSessionInput,
+  MessageInput,
+  Session,
+  StoredMessage,
+} from '../types.ts'
+import { parse } from '../validation.ts'
+import * as args from './args.ts'
+import type { StoreContext } from './context.ts'
+import { insertEpisode, insertedEpisode } from './episodes.ts'
+import {
+  decodeMessage,
+  decodeStoredMessage,
+  type EncodedMessage,
+  encodeMessage,
+  MESSAGE_COLUMNS,
+  type MessageRow,
+  type StoredMessageRow,
+} from './message-codec.ts'
+import { END_SESSION, getSession, sessionNotFound } from './sessions.ts'
+
+const MESSAGE_PLACEHOLDERS = MESSAGE_COLUMNS.split(',')
+  .map(() => '?')
+  .join(', ')
+// INSERT ... SELECT ... WHERE EXISTS: an unknown session writes nothing, in the same round trip.
+const INSERT_MESSAGE = `INSERT INTO messages (session_id, ${MESSAGE_COLUMNS})
+  SELECT ?, ${MESSAGE_PLACEHOLDERS} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?) RETURNING id`
+
+function storedFrom(
+  encoded: EncodedMessage,
+  sessionId: string,
+  result: QueryResult | undefined,
+): StoredMessage {
+  return {
+    ...encoded.message,
+    id: result?.rows[0]?.id as number,
+    sessionId,
+    timestamp: encoded.timestamp,
+    tokenCount: encoded.tokenCount,
+  } as StoredMessage
+}
+
+export async function appendMessages(
+  ctx: StoreContext,
+  sessionId: string,
+  messages: readonly MessageInput[],
+): Promise<StoredMessage[]> {
+  const id = parse(args.sessionId, sessionId, 'Appending a message')
+  if (!Array.isArray(messages))
+    throw new EngramError('INVALID_ARGUMENT', 'appendMessages takes an array of messages.')
+  if (messages.length === 0) return []
+  const now = Date.now()
+  const encoded = messages.map((input) => encodeMessage(input, now))
+  const results = await ctx.write(
+    encoded.map((e) => ({ sql: INSERT_MESSAGE, params: [id, ...e.values, id] })),
+    'Appending a message',
+  )
+  if (results[0]?.changes === 0) throw sessionNotFound(id)
+  return encoded.map((e, i) => storedFrom(e, id, results[i]))
+}
+
+export async function getMessages(ctx: StoreContext, sessionId: string): Promise<ChatMessage[]> {
+  const rows = await ctx.read<MessageRow>(
+    {
+      sql: 'SELECT id, role, content, content_parts, tool_calls, tool_call_id, name FROM messages WHERE session_id = ? ORDER BY id',
+      params: [parse(args.sessionId, sessionId, 'Reading messages')],
+    },
+    'Reading messages',
+  )
+  return rows.map(decodeMessage)
+}
+
+export async function getStoredMessages(ctx: StoreContext, sessionId: string): Promise<StoredMessage[]> {
+  const rows = await ctx.read<StoredMessageRow>(
+    {
+      sql: `SELECT id, session_id, role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count
+        FROM messages WHERE session_id = ? ORDER BY id`,
+      params: [parse(args.sessionId, sessionId, 'Reading messages')],
+    },
+    'Reading messages',
+  )
+  return rows.map(decodeStoredMessage)
+}
+
+export async function continueSession(
+  ctx: StoreContext,
+  parentId: string,
+  input: ContinueSessionInput,
+): Promise<ContinuedSession> {
+  const action = 'Continuing a session'
+  const parent = parse(args.sessionId, parentId, action)
+  const { endReason, messages, episode: episodeInput } = parse(args.continueSession, input, action)
+  const childId = randomUUID()
+  const now = Date.now()
+  const encoded = messages.map((message) => encodeMessage(message as MessageInput, now))
+  const episode = episodeInput ? insertEpisode({ ...episodeInput, sessionId: parent }) : null
+  const results = await ctx.write(
+    [
+      { sql: END_SESSION, params: [now, endReason, parent] },
+      {
+        sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at)
+          SELECT ?, source, user_id, model, title, system_prompt, id, ? FROM sessions WHERE id = ?`,
+        params: [childId, now, parent],
+      },
+      ...encoded.map((e) => ({ sql: INSERT_MESSAGE, params: [childId, ...e.values, childId] })),
+      ...(episode ? [episode] : []),
+    ],
+    action,
+  )
+  // An unknown parent matches no row in any statement, so nothing was written.
+  if (results[1]?.changes === 0) throw sessionNotFound(parent)
+  return {
+    session: (await getSession(ctx, childId)) as Session,
+    messages: encoded.map((e, i) => storedFrom(e, childId, results[i + 2])),
+    episode: episode ? insertedEpisode(results.at(-1)) : null,
+  }
+}
