@@ -3,6 +3,7 @@ import { registerDoctor } from './commands/doctor.ts'
 import { registerInit } from './commands/init.ts'
 import { registerSessions } from './commands/list.ts'
 import { registerMigrate, registerPrune, registerReindex } from './commands/maintenance.ts'
+import { registerMemory } from './commands/memory.ts'
 import { registerSearch } from './commands/search.ts'
 import { registerShow } from './commands/show.ts'
 import { registerExport, registerImport } from './commands/transfer.ts'
@@ -15,6 +16,7 @@ const COMMANDS = [
   registerShow,
   registerSearch,
   registerUsage,
+  registerMemory,
   registerExport,
   registerImport,
   registerPrune,

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs'
-import type { MemoryFilesConfig } from '@engram/agent'
+import { MemoryFiles, type MemoryFilesConfig, type MemoryTarget } from '@engram/agent'
+import { errorLine } from './errors.ts'
 
 interface Check {
   name: string
@@ -8,26 +8,34 @@ interface Check {
   fix?: string
 }
 
-function checkFile(name: string, path: string, limit: number): Check {
-  if (!existsSync(path)) return { name, ok: true, detail: `${path} not created yet (0/${limit} chars)` }
-  const chars = [...readFileSync(path, 'utf8')].length
-  const ok = chars <= limit
-  return {
-    name,
-    ok,
-    detail: `${path}: ${chars.toLocaleString('en-US')}/${limit.toLocaleString('en-US')} chars`,
-    ...(ok
-      ? {}
-      : {
-          fix: `consolidate it: \`engram memory show --target ${name === 'MEMORY.md' ? 'memory' : 'user'}\`, then replace or remove entries`,
-        }),
+/** Both memory files parse and stay within their caps. */
+export async function checkMemoryFiles(config: MemoryFilesConfig): Promise<Check[]> {
+  const files = new MemoryFiles(config)
+  const checks: Check[] = []
+  for (const target of ['memory', 'user'] as MemoryTarget[]) {
+    const name = target === 'memory' ? 'MEMORY.md' : 'USER.md'
+    const path = target === 'memory' ? config.memoryPath : config.userPath
+    try {
+      const { entries, chars, limit } = await files.read(target)
+      const ok = chars <= limit
+      checks.push({
+        name,
+        ok,
+        detail: `${path}: ${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}, ${chars.toLocaleString('en-US')}/${limit.toLocaleString('en-US')} chars`,
+        ...(ok
+          ? {}
+          : {
+              fix: `consolidate it: \`engram memory show --target ${target}\`, then replace or remove entries`,
+            }),
+      })
+    } catch (error) {
+      checks.push({
+        name,
+        ok: false,
+        detail: errorLine(error),
+        fix: `fix ${path} by hand (entries are separated by a line with §)`,
+      })
+    }
   }
-}
-
-/** The two memory files exist or not, and stay within their caps. */
-export function checkMemoryFiles(config: MemoryFilesConfig): Check[] {
-  return [
-    checkFile('MEMORY.md', config.memoryPath, config.memoryCharLimit),
-    checkFile('USER.md', config.userPath, config.userCharLimit),
-  ]
+  return checks
 }

@@ -27,24 +27,23 @@ async function storeChecks(config: EngramConfig): Promise<Check[]> {
       { name: 'database', ok: true, detail: `${where} opens (${store.driverName}); migrations are current` },
     ]
     const report = await store.checkIntegrity()
-    const dbOk = report.database.length === 1 && report.database[0] === 'ok'
+    const dbOk = report.status !== 'corrupt' && report.status !== 'failed'
     checks.push({
       name: 'integrity',
       ok: dbOk,
-      detail: dbOk
-        ? 'PRAGMA integrity_check: ok'
-        : `PRAGMA integrity_check: ${report.database.slice(0, 3).join('; ')}`,
-      ...(dbOk ? {} : { fix: 'export what can be read (engram export), then import it into a new database' }),
+      detail: `PRAGMA integrity_check: ${report.database.slice(0, 3).join('; ')}`,
+      ...(dbOk || !report.fix ? {} : { fix: report.fix }),
     })
     const { messages, episodes } = report.searchIndex
-    const ftsOk = messages === 'ok' && episodes === 'ok'
+    const ftsOk = report.status === 'ok' || report.status === 'busy'
     checks.push({
       name: 'search index',
-      ok: ftsOk,
-      detail: ftsOk
-        ? 'consistent with the messages and episodes'
-        : `messages: ${messages}; episodes: ${episodes}`,
-      ...(ftsOk ? {} : { fix: 'run `engram reindex`' }),
+      ok: ftsOk && dbOk,
+      detail:
+        report.status === 'busy'
+          ? `not checked: ${report.fix}`
+          : `messages: ${messages}; episodes: ${episodes}`,
+      ...(report.status === 'search-index' ? { fix: 'run `engram reindex`' } : {}),
     })
     return checks
   } catch (error) {
@@ -85,7 +84,7 @@ export function registerDoctor(program: Command, io: Io): void {
         if (ctx.options.db) config = { ...config, storage: { ...config.storage, url: ctx.options.db } }
       }
       checks.push(...(await storeChecks(config)))
-      checks.push(...checkMemoryFiles(config.memoryFiles))
+      checks.push(...(await checkMemoryFiles(config.memoryFiles)))
       checks.push({ name: 'model', ...(await probeProvider(config.api, io.env)) })
       const ok = checks.every((c) => c.ok)
       const effective = maskedConfig(config)

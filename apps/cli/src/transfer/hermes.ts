@@ -89,7 +89,7 @@ function toMessage(row: Row, sessionId: string, skipped: string[]): StoredMessag
     skipped.push(`message ${row.id} of ${sessionId}: a tool result without the id of its call`)
     return null
   }
-  const message: StoredMessage = {
+  const message: Record<string, unknown> = {
     id: Number(row.id),
     sessionId,
     role: role as Role,
@@ -104,7 +104,7 @@ function toMessage(row: Row, sessionId: string, skipped: string[]): StoredMessag
   else if (calls) message.tool_calls = calls
   if (str(row.tool_call_id)) message.tool_call_id = String(row.tool_call_id)
   if (role === 'tool' && str(row.tool_name)) message.name = String(row.tool_name)
-  return message
+  return message as unknown as StoredMessage
 }
 
 function usageOf(session: Session, row: Row, perModel: Row[]): UsageRow[] {
