@@ -1,0 +1,135 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { openStore, type Store } from '@engram/core'
+import { afterAll } from 'vitest'
+
+export const BIN = fileURLToPath(new URL('../bin/engram.js', import.meta.url))
+
+/** A fresh folder under the OS temp dir, removed when the test file ends. */
+export function tempDir(prefix = 'engram-cli-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+export interface RunResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** The environment the CLI runs with in tests: no API keys, no colours forced, no database override. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG'])
+    if (process.env[key]) env[key] = process.env[key] as string
+  return { ...env, ...extra }
+}
+
+/** Runs the real `engram` binary (bin/engram.js under node) as a child process. */
+export function engram(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd,
+      env: cleanEnv(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      stderr += chunk
+    })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(options.input ?? '')
+  })
+}
+
+/** Runs the binary and parses its --json stdout (fails with the stderr when it exits non-zero). */
+export async function engramJson<T = Record<string, unknown>>(
+  args: string[],
+  options: Parameters<typeof engram>[1] = {},
+): Promise<T> {
+  const result = await engram([...args, '--json'], options)
+  if (result.code !== 0) throw new Error(`engram ${args.join(' ')} exited ${result.code}: ${result.stderr}`)
+  return JSON.parse(result.stdout) as T
+}
+
+/** Opens the store at `path`, hands it to `use` and closes it. */
+export async function withStore<T>(path: string, use: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore({ url: path })
+  try {
+    return await use(store)
+  } finally {
+    await store.close()
+  }
+}
+
+/** A session with Chinese text, a tool call and its result, usage of two purposes and a compression child. */
+export async function seedConversation(path: string): Promise<{ parent: string; child: string }> {
+  return withStore(path, async (store) => {
+    const s = await store.createSession({
+      source: 'cli',
+      model: 'gpt-test',
+      userId: 'alice',
+      title: '后端选型 backend choice',
+      systemPrompt: 'You are Engram.\nToday is Tuesday.',
+    })
+    await store.appendMessage(s.id, { role: 'user', content: '我们用 FastAPI 做后端', tokenCount: 12 })
+    await store.appendMessage(s.id, {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: 'call_1',
+          type: 'function',
+          function: { name: 'memory', arguments: '{"action":"add","content":"uses FastAPI -->"}' },
+        },
+      ],
+    })
+    await store.appendMessage(s.id, {
+      role: 'tool',
+      tool_call_id: 'call_1',
+      name: 'memory',
+      content: '{"ok":true}',
+    })
+    await store.appendMessage(s.id, { role: 'assistant', content: 'Noted: ```FastAPI``` is the backend.' })
+    await store.recordUsage(s.id, {
+      model: 'gpt-test',
+      purpose: 'main',
+      inputTokens: 1000,
+      outputTokens: 200,
+      costUsd: 0.012,
+    })
+    await store.recordUsage(s.id, {
+      model: 'gpt-test',
+      purpose: 'compression',
+      inputTokens: 300,
+      outputTokens: 60,
+    })
+    const child = await store.continueSession(s.id, {
+      endReason: 'compression',
+      messages: [{ role: 'user', content: '[summary] FastAPI 后端 chosen' }],
+      episode: {
+        summary: 'The team chose FastAPI for the 后端 (backend).',
+        importance: 8,
+        firstMessageId: 1,
+        lastMessageId: 4,
+      },
+    })
+    await store.appendMessage(child.session.id, {
+      role: 'user',
+      content: 'what about the database? PostgreSQL',
+    })
+    return { parent: s.id, child: child.session.id }
+  })
+}
