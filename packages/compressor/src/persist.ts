@@ -23,13 +23,14 @@ function toMessageInput(message: CompressibleMessage & { timestamp?: number }): 
  * creates its child session (same source, model, user, system prompt and title; `parentSessionId` pointing
  * back), writes the compressed history into the child, and stores the summary as an episode of the parent
  * pointing at the id range of the messages it replaced, which stay archived and searchable in the parent.
- * The episode is null when nothing was summarised. Throws when the session does not exist or the
- * compression did not change anything.
+ * The episode is null when nothing was summarised; `options.importance` (0–10) is stored on it. Throws when
+ * the session does not exist or the compression did not change anything.
  */
 export async function persistCompression(
   store: CompressionStore,
   sessionId: string,
   result: CompressionResult,
+  options: { importance?: number } = {},
 ): Promise<{ session: Session; episode: Episode | null }> {
   if (result.report.status !== 'compressed') {
     throw new EngramError(
@@ -46,6 +47,7 @@ export async function persistCompression(
         ? undefined
         : {
             summary: result.summary,
+            ...(options.importance === undefined ? {} : { importance: options.importance }),
             tokenCount: result.report.summaryTokens,
             firstMessageId: range?.first ?? null,
             lastMessageId: range?.last ?? null,

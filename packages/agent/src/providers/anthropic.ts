@@ -13,7 +13,7 @@ import {
   toAnthropicTools,
 } from './anthropic-mapping.ts'
 import { type ProviderOptions, resolveEndpoint } from './endpoint.ts'
-import { badResponse, type Endpoint, toProviderError } from './errors.ts'
+import { badResponse, type Endpoint, throwIfCancelled, toProviderError } from './errors.ts'
 import type { ChatRequest, ChatResult, ChatUsage, ModelProvider } from './types.ts'
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com'
@@ -143,7 +143,9 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
         if (!response.headers.get('content-type')?.includes('text/event-stream')) {
           throw badResponse(endpoint, 'not as an event stream', await response.text())
         }
-        return await readStream(stream, request.onText, endpoint)
+        const result = await readStream(stream, request.onText, endpoint)
+        throwIfCancelled(request.signal)
+        return result
       } catch (error) {
         throw toProviderError(error, endpoint)
       }

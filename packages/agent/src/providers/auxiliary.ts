@@ -18,7 +18,14 @@ export async function timedChat(
 }
 
 /** Failures the next call would repeat, so a local summary would not help: compression must abort. */
-const ABORTING_CODES = new Set<ProviderErrorCode>(['NO_API_KEY', 'AUTH', 'PERMISSION', 'TIMEOUT', 'NETWORK', 'PROXY'])
+const ABORTING_CODES = new Set<ProviderErrorCode>([
+  'NO_API_KEY',
+  'AUTH',
+  'PERMISSION',
+  'TIMEOUT',
+  'NETWORK',
+  'PROXY',
+])
 
 /**
  * The compressor's {@link Summarizer} on a (cheap, auxiliary) model: the request's instructions as the
@@ -41,7 +48,11 @@ export function createSummarizer(provider: ModelProvider, observe?: CallObserver
         )
         return typeof result.message.content === 'string' ? result.message.content : ''
       } catch (error) {
-        if (error instanceof ProviderError && ABORTING_CODES.has(error.code) && !isAuthOrNetworkError(error)) {
+        if (
+          error instanceof ProviderError &&
+          ABORTING_CODES.has(error.code) &&
+          !isAuthOrNetworkError(error)
+        ) {
           // The compressor recognises connection failures by the SDKs' error names.
           throw Object.assign(new Error(error.message, { cause: error }), { name: 'APIConnectionError' })
         }

@@ -35,6 +35,11 @@ export class ProviderError extends Error {
   }
 }
 
+/** Throws `ABORTED` when `signal` has fired: an SDK stream cut by an abort ends quietly, as if complete. */
+export function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new ProviderError('ABORTED', 'The model call was cancelled.')
+}
+
 /** Where a provider sends its calls; what its error messages talk about. */
 export interface Endpoint {
   provider: 'openai' | 'anthropic'

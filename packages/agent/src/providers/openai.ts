@@ -7,7 +7,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions'
 import { type ProviderOptions, resolveEndpoint } from './endpoint.ts'
-import { badResponse, type Endpoint, toProviderError } from './errors.ts'
+import { badResponse, type Endpoint, throwIfCancelled, toProviderError } from './errors.ts'
 import type { ChatRequest, ChatResult, ChatUsage, ModelProvider } from './types.ts'
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1'
@@ -149,7 +149,9 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
         if (!response.headers.get('content-type')?.includes('text/event-stream')) {
           throw badResponse(endpoint, 'not as an event stream', await response.text())
         }
-        return await readStream(stream, request.onText, endpoint)
+        const result = await readStream(stream, request.onText, endpoint)
+        throwIfCancelled(request.signal)
+        return result
       } catch (error) {
         throw toProviderError(error, endpoint)
       }

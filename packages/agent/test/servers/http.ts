@@ -99,3 +99,13 @@ export async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve))
   return port
 }
+
+/** The JSON body of the `index`-th request the server received, typed as the test expects it. */
+export function bodyOf<T = { messages: { role: string; content: unknown }[] }>(
+  server: LocalServer,
+  index: number,
+): T {
+  const request = server.requests[index]
+  if (!request) throw new Error(`The server received ${server.requests.length} request(s), not ${index + 1}.`)
+  return request.body as T
+}

@@ -1,0 +1,422 @@
+import {
+  bpeTokenCounter,
+  type CompressionReport,
+  ContextCompressor,
+  countMessages,
+  persistCompression,
+  repairToolPairs,
+  shouldCompress,
+  type TokenCounter,
+} from '@engram/compressor'
+import { type ChatMessage, EngramError, type Session, type Store, type StoredMessage } from '@engram/core'
+import type { EngramConfig, ModelConfig } from '../config/types.ts'
+import type { MemoryFiles } from '../memory/memory-files.ts'
+import { type CallObserver, createSummarizer, timedChat } from '../providers/auxiliary.ts'
+import { ProviderError } from '../providers/errors.ts'
+import type { ChatResult, ModelProvider } from '../providers/types.ts'
+import { createMemoryTool } from '../tools/memory-tool.ts'
+import { runTool } from '../tools/run-tool.ts'
+import { createSessionSearchTool } from '../tools/session-search.ts'
+import type { AgentTool, ToolContext } from '../tools/tool.ts'
+import { importanceOf } from './importance.ts'
+import { runNudge } from './nudge.ts'
+import { buildSystemPrompt } from './system-prompt.ts'
+import { usageRecord } from './usage.ts'
+
+/** Model calls one `run` may make before it stops without a final answer. */
+export const DEFAULT_MAX_STEPS = 12
+/** The end reason of a session left for a new one (`newSession`). */
+export const NEW_SESSION_END_REASON = 'new_session'
+
+export interface CreateAgentOptions {
+  store: Store
+  provider: ModelProvider
+  /** The cheap model for summaries and the nudge; defaults to `provider`. */
+  auxProvider?: ModelProvider
+  memory: MemoryFiles
+  config: Pick<EngramConfig, 'compressor' | 'nudge' | 'models'>
+  /** Extra tools, offered after `memory` and `session_search`. */
+  tools?: AgentTool[]
+  /** `cli`, `telegram`, …: stored on sessions, and what `resume('latest')` looks for. */
+  source: string
+  /** Scopes sessions and searches to one user. */
+  userId?: string
+  /** Receives the `[ctx] …` and `[nudge] …` lines; default stderr. Never given secrets. */
+  logger?: (line: string) => void
+  maxSteps?: number
+  /** Clock for the date in the system prompt. */
+  now?: () => Date
+  /** Counts tokens when the provider has not reported any; default the BPE counter. */
+  tokenCounter?: TokenCounter
+}
+
+export interface RunOptions {
+  /** Streams the answer's text as it arrives. */
+  onText?: (delta: string) => void
+  /** Aborts the run: the model call and the tools stop, everything already persisted stays. */
+  signal?: AbortSignal
+}
+
+/** The context check before the latest model call. */
+export interface ContextReport {
+  tokens: number
+  window: number
+  ratio: number
+  compressed: boolean
+}
+
+/**
+ * An agent over one conversation at a time: it persists every message the moment it exists, runs the
+ * tools the model asks for, compresses the context into a child session when due, records the usage of
+ * every model call and runs the memory nudge every `nudge.intervalTasks` answered turns.
+ */
+export interface Agent {
+  /** The current session (the tip of its compression chain), or null before the first run. */
+  readonly sessionId: string | null
+  readonly systemPrompt: string | null
+  /** User turns answered since this agent started or resumed. */
+  readonly tasksCompleted: number
+  readonly lastContext: ContextReport | null
+  /**
+   * Answers one user message: persists it, calls the model and the tools until a final answer or the step
+   * limit, and returns the answer. Starts a session when there is none. Throws the provider's error (after
+   * its retries) or the abort; what was persisted stays.
+   */
+  run(userText: string, options?: RunOptions): Promise<string>
+  /** Continues a session (`latest`: the newest of this source and user) at the tip of its chain, with its stored prompt. */
+  resume(sessionId: string | 'latest'): Promise<Session>
+  /** Ends the current session (if any) and starts a new one with a fresh memory snapshot. */
+  newSession(): Promise<Session>
+  /** Compresses now, due or not (the `/compress` command); null when there is no session yet. */
+  compressNow(): Promise<CompressionReport | null>
+}
+
+const wire = (message: ChatMessage): ChatMessage => {
+  const out: ChatMessage = { role: message.role, content: message.content }
+  if (message.tool_calls?.length) out.tool_calls = message.tool_calls
+  if (message.tool_call_id !== undefined) out.tool_call_id = message.tool_call_id
+  if (message.name !== undefined) out.name = message.name
+  return out
+}
+
+const stderrLogger = (line: string) => process.stderr.write(`${line}\n`)
+
+class EngramAgent implements Agent {
+  readonly #options: CreateAgentOptions
+  readonly #store: Store
+  readonly #tools: AgentTool[]
+  readonly #memoryTool: AgentTool
+  readonly #compressor: ContextCompressor
+  readonly #counter: TokenCounter
+  readonly #log: (line: string) => void
+  #session: Session | null = null
+  #systemPrompt: string | null = null
+  #history: StoredMessage[] = []
+  /** Provider-reported prompt tokens of the request that held the first `messages` history entries. */
+  #measured: { tokens: number; messages: number } | null = null
+  #tasks = 0
+  #sinceNudge = 0
+  #lastContext: ContextReport | null = null
+
+  constructor(options: CreateAgentOptions) {
+    this.#options = options
+    this.#store = options.store
+    this.#memoryTool = createMemoryTool(options.memory)
+    this.#tools = [this.#memoryTool, createSessionSearchTool(options.store), ...(options.tools ?? [])]
+    this.#counter = options.tokenCounter ?? bpeTokenCounter
+    this.#log = options.logger ?? stderrLogger
+    const aux = this.#aux
+    this.#compressor = new ContextCompressor({
+      window: options.config.models.main.contextWindow,
+      config: options.config.compressor,
+      tokenCounter: this.#counter,
+      summarizer: createSummarizer(aux.provider, this.#observer('compression', aux.provider, aux.model)),
+    })
+  }
+
+  get #aux(): { provider: ModelProvider; model: ModelConfig } {
+    const { auxProvider, provider, config } = this.#options
+    return auxProvider
+      ? { provider: auxProvider, model: config.models.compressor }
+      : { provider, model: config.models.main }
+  }
+
+  get sessionId() {
+    return this.#session?.id ?? null
+  }
+
+  get systemPrompt() {
+    return this.#systemPrompt
+  }
+
+  get tasksCompleted() {
+    return this.#tasks
+  }
+
+  get lastContext() {
+    return this.#lastContext
+  }
+
+  #observer(purpose: string, provider: ModelProvider, model: ModelConfig): CallObserver {
+    return async (result, latencyMs) => {
+      if (!this.#session) return
+      await this.#store.recordUsage(
+        this.#session.id,
+        usageRecord(provider.model, purpose, result, latencyMs, model.price),
+      )
+    }
+  }
+
+  #reset(session: Session, systemPrompt: string, history: StoredMessage[]) {
+    this.#session = session
+    this.#systemPrompt = systemPrompt
+    this.#history = history
+    this.#measured = null
+    this.#sinceNudge = 0
+    this.#compressor.guard.reset()
+  }
+
+  async newSession(): Promise<Session> {
+    if (this.#session) await this.#store.endSession(this.#session.id, NEW_SESSION_END_REASON)
+    const snapshot = await this.#options.memory.snapshot()
+    const systemPrompt = buildSystemPrompt({
+      snapshotText: snapshot.text,
+      tools: this.#tools,
+      now: (this.#options.now ?? (() => new Date()))(),
+    })
+    const session = await this.#store.createSession({
+      source: this.#options.source,
+      model: this.#options.provider.model,
+      userId: this.#options.userId ?? null,
+      systemPrompt,
+    })
+    this.#reset(session, systemPrompt, [])
+    return session
+  }
+
+  async resume(sessionId: string | 'latest'): Promise<Session> {
+    let id = sessionId
+    if (sessionId === 'latest') {
+      const { source, userId } = this.#options
+      const [latest] = await this.#store.listSessions({
+        source,
+        limit: 1,
+        ...(userId === undefined ? {} : { userId }),
+      })
+      if (!latest) {
+        throw new EngramError(
+          'SESSION_NOT_FOUND',
+          `No session of source ${JSON.stringify(source)} to resume${userId === undefined ? '' : ` for user ${JSON.stringify(userId)}`}. Start one with run().`,
+        )
+      }
+      id = latest.id
+    }
+    const tip = await this.#store.resolveTip(id)
+    const session = (await this.#store.getSession(tip)) as Session
+    if (this.#options.userId !== undefined && session.userId !== this.#options.userId) {
+      throw new EngramError(
+        'SESSION_NOT_FOUND',
+        `Session ${JSON.stringify(id)} does not belong to this user.`,
+      )
+    }
+    let systemPrompt = session.systemPrompt
+    if (systemPrompt === null) {
+      // A session written by another tool has no stored prompt: build one now and keep it from here on.
+      const snapshot = await this.#options.memory.snapshot()
+      systemPrompt = buildSystemPrompt({
+        snapshotText: snapshot.text,
+        tools: this.#tools,
+        now: (this.#options.now ?? (() => new Date()))(),
+      })
+      await this.#store.setSystemPrompt(session.id, systemPrompt)
+    }
+    this.#reset(session, systemPrompt, await this.#store.getStoredMessages(session.id))
+    return session
+  }
+
+  async #append(message: ChatMessage): Promise<StoredMessage> {
+    const stored = await this.#store.appendMessage((this.#session as Session).id, wire(message))
+    this.#history.push(stored)
+    this.#sinceNudge++
+    return stored
+  }
+
+  /** The history as the provider gets it: wire shape, tool pairs repaired (a crash can leave a call unanswered). */
+  #sendable(): ChatMessage[] {
+    return repairToolPairs(this.#history.map(wire)).messages
+  }
+
+  #contextTokens(): number {
+    if (this.#measured && this.#measured.messages <= this.#history.length) {
+      const added = this.#history.slice(this.#measured.messages)
+      return this.#measured.tokens + added.reduce((sum, m) => sum + this.#counter.countMessage(m), 0)
+    }
+    const system: ChatMessage = { role: 'system', content: this.#systemPrompt ?? '' }
+    const tools = this.#counter.countText(JSON.stringify(this.#tools.map(({ execute: _, ...spec }) => spec)))
+    return countMessages(this.#counter, [system, ...this.#sendable()]) + tools
+  }
+
+  async #checkContext(force: boolean): Promise<CompressionReport | null> {
+    const session = this.#session as Session
+    const window = this.#options.config.models.main.contextWindow
+    const tokens = this.#contextTokens()
+    const line = (compressed: boolean, note = '') => {
+      this.#lastContext = { tokens, window, ratio: tokens / window, compressed }
+      this.#log(
+        `[ctx] tokens=${tokens} window=${window} ratio=${(tokens / window).toFixed(2)} compressed=${compressed ? 'yes' : 'no'}${note}`,
+      )
+    }
+    if (!force && !shouldCompress(tokens, window, this.#compressor.config)) {
+      this.#lastContext = { tokens, window, ratio: tokens / window, compressed: false }
+      return null
+    }
+    const system: ChatMessage = { role: 'system', content: this.#systemPrompt ?? '' }
+    const result = await this.#compressor.compress([system, ...this.#history], {
+      force,
+      measuredTokens: tokens,
+    })
+    if (!result) {
+      line(false, ' (blocked: the last compressions did not help)')
+      return null
+    }
+    if (result.report.status !== 'compressed') {
+      line(false, ` (${result.report.status}${result.report.reason ? `: ${result.report.reason}` : ''})`)
+      return result.report
+    }
+    const messages = result.messages[0] === system ? result.messages.slice(1) : result.messages
+    const importance = result.summary === null ? undefined : importanceOf(result.summary)
+    const { session: child } = await persistCompression(
+      this.#store,
+      session.id,
+      { ...result, messages },
+      importance === undefined ? {} : { importance },
+    )
+    this.#session = child
+    this.#history = await this.#store.getStoredMessages(child.id)
+    this.#measured = null
+    this.#sinceNudge = Math.min(this.#sinceNudge, this.#history.length)
+    line(true, ` tokens_after=${result.report.tokensAfter} session=${child.id}`)
+    return result.report
+  }
+
+  async compressNow(): Promise<CompressionReport | null> {
+    if (!this.#session) return null
+    return this.#checkContext(true)
+  }
+
+  async #callTool(name: string, args: string, context: ToolContext): Promise<string> {
+    const tool = this.#tools.find((t) => t.name === name)
+    if (!tool) {
+      return JSON.stringify({
+        error: `There is no tool named ${JSON.stringify(name)}. Available: ${this.#tools.map((t) => t.name).join(', ')}.`,
+      })
+    }
+    return runTool(tool, args, context)
+  }
+
+  async #callModel(options: RunOptions): Promise<ChatResult> {
+    const { provider, config } = this.#options
+    const partial: string[] = []
+    const onText = options.onText
+    try {
+      const result = await timedChat(
+        provider,
+        {
+          system: this.#systemPrompt ?? '',
+          messages: this.#sendable(),
+          tools: this.#tools,
+          maxTokens: config.models.main.maxTokens,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(onText
+            ? {
+                onText: (delta: string) => {
+                  partial.push(delta)
+                  onText(delta)
+                },
+              }
+            : {}),
+        },
+        this.#observer('main', provider, config.models.main),
+      )
+      this.#measured =
+        result.usage.inputTokens > 0
+          ? { tokens: result.usage.inputTokens, messages: this.#history.length }
+          : null
+      return result
+    } catch (error) {
+      // Text the user already saw is part of the conversation: keep it, marked as cut off.
+      const aborted = options.signal?.aborted || (error instanceof ProviderError && error.code === 'ABORTED')
+      if (aborted && partial.length > 0)
+        await this.#append({ role: 'assistant', content: `${partial.join('')} [interrupted]` })
+      throw error
+    }
+  }
+
+  async run(userText: string, options: RunOptions = {}): Promise<string> {
+    if (!this.#session) await this.newSession()
+    await this.#append({ role: 'user', content: userText })
+    const maxSteps = this.#options.maxSteps ?? DEFAULT_MAX_STEPS
+    let answer: string | null = null
+    for (let step = 0; step < maxSteps && answer === null; step++) {
+      options.signal?.throwIfAborted()
+      await this.#checkContext(false)
+      const result = await this.#callModel(options)
+      await this.#append(result.message)
+      const calls = result.message.tool_calls ?? []
+      if (calls.length === 0) {
+        answer = typeof result.message.content === 'string' ? result.message.content : ''
+        break
+      }
+      const context: ToolContext = {
+        sessionId: (this.#session as Session).id,
+        ...(this.#options.userId === undefined ? {} : { userId: this.#options.userId }),
+        ...(options.signal ? { signal: options.signal } : {}),
+      }
+      for (const call of calls) {
+        options.signal?.throwIfAborted()
+        const output = await this.#callTool(call.function.name, call.function.arguments, context)
+        await this.#append({ role: 'tool', tool_call_id: call.id, content: output })
+      }
+    }
+    if (answer === null) {
+      answer = `Stopped after ${maxSteps} model calls without a final answer (the step limit). Ask again to continue.`
+      await this.#append({ role: 'assistant', content: answer })
+    }
+    this.#tasks++
+    await this.#maybeNudge(options.signal)
+    return answer
+  }
+
+  async #maybeNudge(signal: AbortSignal | undefined): Promise<void> {
+    const interval = this.#options.config.nudge.intervalTasks
+    if (interval <= 0 || this.#tasks % interval !== 0) return
+    const aux = this.#aux
+    const recent = this.#sinceNudge > 0 ? this.#history.slice(-this.#sinceNudge).map(wire) : []
+    this.#sinceNudge = 0
+    try {
+      const outcome = await runNudge({
+        provider: aux.provider,
+        memory: this.#options.memory,
+        memoryTool: this.#memoryTool,
+        messages: recent,
+        context: {
+          sessionId: (this.#session as Session).id,
+          ...(this.#options.userId === undefined ? {} : { userId: this.#options.userId }),
+          ...(signal ? { signal } : {}),
+        },
+        maxTokens: aux.model.maxTokens,
+        observe: this.#observer('nudge', aux.provider, aux.model),
+      })
+      this.#log(
+        `[nudge] reviewed ${recent.length} messages, ${outcome.writes} memory write(s)${outcome.consolidate ? ', consolidation asked' : ''}`,
+      )
+    } catch (error) {
+      this.#log(`[nudge] skipped: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+}
+
+/** Creates an {@link Agent}; nothing is read or written until `run`, `resume` or `newSession`. */
+export function createAgent(options: CreateAgentOptions): Agent {
+  return new EngramAgent(options)
+}

@@ -1,0 +1,41 @@
+import type { ToolSpec } from '../providers/types.ts'
+
+const IDENTITY =
+  'You are Engram, an AI assistant with a persistent memory: everything said in past sessions is stored and searchable, and a small curated memory of durable facts is shown to you below.'
+
+const GUIDANCE: Record<string, string> = {
+  memory:
+    'memory: when the user tells you something worth keeping across sessions, save it, one short fact per entry: preferences and profile to target "user", environment, project facts and conventions to target "memory". Never save secrets.',
+  session_search:
+    'session_search: when the user refers to an earlier conversation ("last time", "what did I say about …", "上次…"), or earlier context would help, search past sessions and answer from what it returns; say so when nothing is found.',
+}
+
+/** `2026-12-01` in local time: the date, never the time, so the prompt stays the same all day. */
+export function localDate(now: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0')
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`
+}
+
+/**
+ * The system prompt of a new session: identity, guidance for each offered tool, the frozen memory snapshot
+ * (MEMORY and USER blocks; writes made during the session show up in the next one) and today's date. Built
+ * once per session and stored on it; a resumed session reuses the stored bytes so provider caches hit.
+ */
+export function buildSystemPrompt(input: {
+  snapshotText: string
+  tools: readonly ToolSpec[]
+  now: Date
+}): string {
+  const tools = input.tools.map(
+    (tool) =>
+      `- ${GUIDANCE[tool.name] ?? `${tool.name}: ${tool.description.split('. ')[0]?.replace(/\.$/, '')}.`}`,
+  )
+  return [
+    IDENTITY,
+    tools.length ? `# Tools\n${tools.join('\n')}` : '',
+    `# Memory (frozen at the start of this session)\n${input.snapshotText}`,
+    `Today's date is ${localDate(input.now)}.`,
+  ]
+    .filter(Boolean)
+    .join('\n\n')
+}
