@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander'
+import { registerChat } from './commands/chat.ts'
 import { registerDoctor } from './commands/doctor.ts'
 import { registerInit } from './commands/init.ts'
 import { registerSessions } from './commands/list.ts'
@@ -12,6 +13,7 @@ import { AlreadyReported, errorCode, errorLine, exitCodeOf } from './errors.ts'
 import { colorEnabled, type Io } from './output.ts'
 
 const COMMANDS = [
+  registerChat,
   registerSessions,
   registerShow,
   registerSearch,

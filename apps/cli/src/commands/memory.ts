@@ -47,6 +47,26 @@ function operationOf(action: string, args: string[]): MemoryOperation {
   )
 }
 
+/** The memory files as `engram memory` and the REPL's /memory print them: usage header, numbered entries. */
+export function printMemoryFiles(
+  out: Output,
+  files: { target: MemoryTarget; entries: string[]; chars: number; limit: number }[],
+): void {
+  for (const file of files) {
+    out.line(`${out.color.bold(LABEL[file.target])} ${usageLine(out, file.chars, file.limit)}`)
+    if (file.entries.length === 0) out.line(out.color.dim('  (empty)'))
+    for (const [i, entry] of file.entries.entries()) out.line(`  ${out.color.dim(`${i + 1}.`)} ${entry}`)
+    out.line()
+  }
+}
+
+/** Both memory files, read. */
+export async function readMemoryFiles(files: MemoryFiles) {
+  const shown = []
+  for (const target of TARGETS) shown.push({ target, ...(await files.read(target)) })
+  return shown
+}
+
 /**
  * `engram memory [show|add|replace|remove] --target memory|user`: the curated memory files, changed through
  * the same locked, scanned, capped writes the agent's memory tool uses.
@@ -67,13 +87,7 @@ export function registerMemory(program: Command, io: Io): void {
         for (const target of targetOf(ctx.options.target, false))
           shown.push({ target, ...(await files.read(target)) })
         if (out.json) return out.printJson({ files: shown })
-        for (const file of shown) {
-          out.line(`${out.color.bold(LABEL[file.target])} ${usageLine(out, file.chars, file.limit)}`)
-          if (file.entries.length === 0) out.line(out.color.dim('  (empty)'))
-          for (const [i, entry] of file.entries.entries())
-            out.line(`  ${out.color.dim(`${i + 1}.`)} ${entry}`)
-          out.line()
-        }
+        printMemoryFiles(out, shown)
         return
       }
       const [target] = targetOf(ctx.options.target, true) as [MemoryTarget]

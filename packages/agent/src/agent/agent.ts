@@ -92,7 +92,7 @@ export interface Agent {
 }
 
 const wire = (message: ChatMessage): ChatMessage => {
-  const out: ChatMessage = { role: message.role, content: message.content }
+  const out = { role: message.role, content: message.content } as ChatMessage
   if (message.tool_calls?.length) out.tool_calls = message.tool_calls
   if (message.tool_call_id !== undefined) out.tool_call_id = message.tool_call_id
   if (message.name !== undefined) out.name = message.name
