@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander'
 import { registerChat } from './commands/chat.ts'
+import { registerDemo } from './commands/demo.ts'
 import { registerDoctor } from './commands/doctor.ts'
 import { registerInit } from './commands/init.ts'
 import { registerSessions } from './commands/list.ts'
@@ -14,6 +15,7 @@ import { colorEnabled, type Io } from './output.ts'
 
 const COMMANDS = [
   registerChat,
+  registerDemo,
   registerSessions,
   registerShow,
   registerSearch,
