@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander'
 import { registerChat } from './commands/chat.ts'
 import { registerDemo } from './commands/demo.ts'
 import { registerDoctor } from './commands/doctor.ts'
+import { registerEval } from './commands/eval.ts'
 import { registerInit } from './commands/init.ts'
 import { registerSessions } from './commands/list.ts'
 import { registerMigrate, registerPrune, registerReindex } from './commands/maintenance.ts'
@@ -27,6 +28,7 @@ const COMMANDS = [
   registerReindex,
   registerMigrate,
   registerDoctor,
+  registerEval,
   registerInit,
 ]
 
