@@ -133,3 +133,69 @@ export async function seedConversation(path: string): Promise<{ parent: string; 
     return { parent: s.id, child: child.session.id }
   })
 }
+
+const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
+
+export interface PtySession {
+  /** Everything the terminal showed so far. */
+  output(): string
+  /** Types into the terminal (a line ends with \r, Ctrl-C is \x03). */
+  type(text: string): void
+  /** Waits until the output matches `pattern` after position `from` (default: anywhere). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>
+  /** Resolves when the program has exited. */
+  done: Promise<RunResult>
+}
+
+/**
+ * Runs the real binary in a pseudo-terminal (util-linux `script`), so stdin and stdout are TTYs: colours,
+ * raw-mode line editing and Ctrl-C behave as for a user.
+ */
+export function engramPty(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): PtySession {
+  const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ')
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: options.cwd,
+    env: cleanEnv({ TERM: 'xterm-256color', COLUMNS: '120', LINES: '40', ...options.env }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  const waiters: (() => void)[] = []
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    stdout += chunk
+    for (const wake of waiters.splice(0)) wake()
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk) => {
+    stderr += chunk
+  })
+  const done = new Promise<RunResult>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code) => {
+      for (const wake of waiters.splice(0)) wake()
+      resolve({ code, stdout, stderr })
+    })
+  })
+  return {
+    output: () => stdout,
+    type: (text) => child.stdin.write(text),
+    async waitFor(pattern, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs
+      while (!pattern.test(plain(stdout))) {
+        if (Date.now() > deadline || child.exitCode !== null) {
+          throw new Error(`timed out waiting for ${pattern}; the terminal showed:\n${stdout}\n${stderr}`)
+        }
+        await new Promise<void>((wake) => {
+          waiters.push(wake)
+          setTimeout(wake, 200)
+        })
+      }
+    },
+    done,
+  }
+}
+
+/** Removes ANSI escape sequences (colours, cursor moves) from terminal output. */
+export const plain = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '')

@@ -2,8 +2,11 @@ import { createHash } from 'node:crypto'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { engram, engramJson, tempDir, withStore } from './helpers.ts'
+
+// Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
+vi.setConfig({ testTimeout: 120_000 })
 
 const dir = tempDir()
 
