@@ -121,3 +121,8 @@ export function formatCost(usd: number): string {
 }
 
 export const shortId = (id: string) => id.slice(0, 8)
+
+/** A search snippet with its «matches» emphasised (on a terminal) and the marks removed. */
+export function highlight(snippet: string, color: Colors): string {
+  return snippet.replace(/«([^«»]*)»/g, (_match, word: string) => color.bold(color.yellow(word)))
+}

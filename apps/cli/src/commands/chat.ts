@@ -4,7 +4,7 @@ import type { ToolCall } from '@engram/core'
 import type { Command } from 'commander'
 import { type Context, createContext } from '../context.ts'
 import { errorLine } from '../errors.ts'
-import { fit, type Io, type Output, relativeTime, shortId } from '../output.ts'
+import { fit, highlight, type Io, type Output, relativeTime, shortId } from '../output.ts'
 import { openRuntime, type Runtime } from '../runtime.ts'
 import { findSession } from '../sessions.ts'
 import { printMemoryFiles, readMemoryFiles } from './memory.ts'
@@ -94,7 +94,7 @@ async function slash(line: string, runtime: Runtime, out: Output): Promise<'exit
       if (hits.length === 0) out.line(`Nothing found for ${JSON.stringify(arg)}.`)
       for (const hit of hits) {
         out.line(
-          `  ${out.color.cyan(shortId(hit.sessionId))} ${out.color.dim(`${hit.kind === 'episode' ? 'summary' : hit.role} · ${relativeTime(hit.timestamp)}`)}  ${fit(hit.snippet, out.width - 30)}`,
+          `  ${out.color.cyan(shortId(hit.sessionId))} ${out.color.dim(`${hit.kind === 'episode' ? 'summary' : hit.role} · ${relativeTime(hit.timestamp)}`)}  ${highlight(fit(hit.snippet, out.width - 30), out.color)}`,
         )
       }
       return

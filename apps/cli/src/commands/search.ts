@@ -2,7 +2,7 @@ import type { Role } from '@engram/core'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import { positiveInt, UsageError } from '../errors.ts'
-import { fit, type Io, relativeTime, shortId } from '../output.ts'
+import { fit, highlight, type Io, relativeTime, shortId } from '../output.ts'
 
 interface SearchCommandOptions {
   limit?: string
@@ -37,15 +37,13 @@ export function registerSearch(program: Command, io: Io): void {
       const { out } = ctx
       if (out.json) return out.printJson({ query, hits })
       if (hits.length === 0) return out.line(`Nothing found for ${JSON.stringify(query)}.`)
-      const highlight = (snippet: string) =>
-        snippet.replace(/«([^«»]*)»/g, (_m, word: string) => out.color.bold(out.color.yellow(word)))
       out.table(
         ['SESSION', 'WHEN', 'ROLE', 'MATCH'],
         hits.map((hit) => [
           out.color.cyan(shortId(hit.sessionId)),
           relativeTime(hit.timestamp),
           hit.kind === 'episode' ? out.color.magenta('summary') : hit.role,
-          highlight(fit(hit.snippet, Math.max(30, out.width - 40))),
+          highlight(fit(hit.snippet, Math.max(30, out.width - 40)), out.color),
         ]),
       )
     })
