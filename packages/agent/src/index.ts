@@ -7,6 +7,7 @@ export type { ApiConfig, EngramConfig, MemoryFilesConfig, ModelConfig } from './
 // Model providers, the agent loop and the memory nudge (issue 9).
 export {
   type Agent,
+  type AgentConfig,
   type ContextReport,
   type CreateAgentOptions,
   createAgent,

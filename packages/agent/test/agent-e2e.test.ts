@@ -1,23 +1,18 @@
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { openStore } from '@engram/core'
 import { describe, expect, it } from 'vitest'
-import { exitWithin, killIfRunning, spawnProcess, TSX_LOADER } from '../../core/test/processes/spawn.ts'
-import { world } from './agent-helpers.ts'
+import { exitWithin, killIfRunning } from '../../core/test/processes/spawn.ts'
+import { spawnAgentScript, world } from './agent-helpers.ts'
 import { tempDir } from './memory-helpers.ts'
 
 const dir = tempDir()
-const SCRIPT = fileURLToPath(new URL('./processes/agent-turns.ts', import.meta.url))
 
 /** One agent process on the shared files: its answers, in order, and the sessions it wrote to. */
 async function agentProcess(
   w: ReturnType<typeof world>,
   plan: { resume?: string; turns: string[] },
 ): Promise<{ answers: string[]; sessions: string[] }> {
-  const child = spawnProcess(process.execPath, [
-    '--import',
-    TSX_LOADER,
-    SCRIPT,
+  const child = spawnAgentScript('agent-turns.ts', [
     w.dbPath,
     w.memory.memoryPath,
     w.memory.userPath,

@@ -1,12 +1,18 @@
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { type CompressorConfig, DEFAULT_COMPRESSOR_CONFIG } from '@engram/compressor'
 import { type ChatMessage, openStore, type Store } from '@engram/core'
 import { afterAll } from 'vitest'
-import type { EngramConfig, MemoryFilesConfig, ModelConfig } from '../src/config/types.ts'
-import { type CreateAgentOptions, createAgent, MemoryFiles, type ModelProvider } from '../src/index.ts'
+import { type Child, spawnProcess, TSX_LOADER } from '../../core/test/processes/spawn.ts'
+import type { MemoryFilesConfig, ModelConfig } from '../src/config/types.ts'
+import {
+  type AgentConfig,
+  type CreateAgentOptions,
+  createAgent,
+  MemoryFiles,
+  type ModelProvider,
+} from '../src/index.ts'
 import { memoryConfig } from './memory-helpers.ts'
-
-export type AgentConfig = Pick<EngramConfig, 'compressor' | 'nudge' | 'models'>
 
 export const MAIN_MODEL: ModelConfig = { modelId: 'gpt-local', maxTokens: 512, contextWindow: 128_000 }
 export const AUX_MODEL: ModelConfig = { modelId: 'claude-local', maxTokens: 600, contextWindow: 200_000 }
@@ -78,4 +84,10 @@ export function toolPairingProblems(messages: readonly ChatMessage[]): string[] 
     i = j - 1
   }
   return problems
+}
+
+/** Runs `processes/<script>` in a node process with tsx loaded (so a SIGKILL reaches the real worker). */
+export function spawnAgentScript(script: string, args: string[]): Child {
+  const path = fileURLToPath(new URL(`./processes/${script}`, import.meta.url))
+  return spawnProcess(process.execPath, ['--import', TSX_LOADER, path, ...args])
 }

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs'
 import { MISSING_RESULT_STUB } from '@engram/compressor'
 import type { ChatMessage } from '@engram/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createOfflineModel, createOpenAIProvider, MemoryFiles, OFFLINE_MODEL_ID } from '../src/index.ts'
+import {
+  createAgent,
+  createOfflineModel,
+  createOpenAIProvider,
+  MemoryFiles,
+  OFFLINE_MODEL_ID,
+} from '../src/index.ts'
 import { toolPairingProblems, world } from './agent-helpers.ts'
 import { tempDir } from './memory-helpers.ts'
 import { OPENAI_KEY } from './providers-helpers.ts'
@@ -211,6 +217,23 @@ describe('agent loop with the offline model', () => {
       { role: 'user', content: 'are you there?' },
     ])
     expect(toolPairingProblems(sent.slice(1))).toEqual([])
+  })
+
+  it('without a config it runs on the defaults: a 128K window, a nudge every 15 tasks', async () => {
+    const w = world(dir)
+    const store = await w.open()
+    const agent = createAgent({
+      store,
+      provider: createOfflineModel(),
+      memory: new MemoryFiles(w.memory),
+      source: 'cli',
+      logger: () => {},
+    })
+    for (let i = 0; i < 14; i++) await agent.run(`I prefer option ${i}.`)
+    expect(agent.lastContext?.window).toBe(128_000)
+    expect((await store.usage()).byPurpose.nudge).toBeUndefined()
+    await agent.run('I prefer option 14.')
+    expect((await store.usage()).byPurpose.nudge?.calls).toBe(2)
   })
 
   it('resume("latest") with nothing to resume says what to do', async () => {

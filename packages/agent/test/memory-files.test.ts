@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { EngramError } from '@engram/core'
 import fc from 'fast-check'
 import lockfile from 'proper-lockfile'
 import { describe, expect, it } from 'vitest'
@@ -40,7 +41,14 @@ describe('MemoryFiles', () => {
     const result = await memory.apply('memory', [
       { action: 'add', content: 'The deploy script uses curl to fetch the changelog' },
     ])
-    expect(result).toMatchObject({ target: 'memory', changed: true, chars: 50, limit: 2200, entries: 1 })
+    expect(result).toMatchObject({
+      target: 'memory',
+      changed: true,
+      chars: 50,
+      limit: 2200,
+      entries: 1,
+      needsConsolidation: false,
+    })
     expect(result.summary).toBe('MEMORY.md: added 1 entry; now 50/2,200 chars (2%), 1 entry.')
     expect(readFileSync(config.memoryPath, 'utf8')).toBe(
       'The deploy script uses curl to fetch the changelog\n',
@@ -74,7 +82,11 @@ describe('MemoryFiles', () => {
     expect(snapshot.memory).toEqual({ chars: 1364, limit: 2200, entries: 2 })
     expect(snapshot.needsConsolidation).toBe(false)
 
-    await memory.apply('memory', [{ action: 'add', content: 'b'.repeat(650) }])
+    const write = await memory.apply('memory', [{ action: 'add', content: 'b'.repeat(650) }])
+    expect(write.needsConsolidation).toBe(true)
+    expect(write.summary).toBe(
+      'MEMORY.md: added 1 entry; now 2,017/2,200 chars (92%), 3 entries. Nearly full: consolidate (merge or remove entries) before adding more.',
+    )
     expect(snapshot.text).not.toContain('bbb')
     const next = await memory.snapshot()
     expect(next.text).toContain('b'.repeat(650))
@@ -183,6 +195,28 @@ describe('MemoryFiles', () => {
     writeFileSync(`${dirname(config.memoryPath)}/.MEMORY.md.12345.deadbeef.tmp`, 'half a wri')
     await new MemoryFiles(config).apply('memory', [{ action: 'add', content: 'fact' }])
     expect(readdirSync(dirname(config.memoryPath))).toEqual(['MEMORY.md'])
+  })
+
+  it('explains paths it cannot read or write', async () => {
+    const config = memoryConfig(dir)
+    mkdirSync(config.memoryPath, { recursive: true })
+    const reading = await new MemoryFiles(config).snapshot().catch((e: unknown) => e)
+    expect(reading).toBeInstanceOf(EngramError)
+    expect(reading).toMatchObject({ code: 'INVALID_CONFIG' })
+    expect((reading as Error).message).toContain(
+      `Reading the memory file ${config.memoryPath} failed (EISDIR`,
+    )
+
+    const blocked = memoryConfig(dir)
+    mkdirSync(dirname(dirname(blocked.userPath)), { recursive: true })
+    writeFileSync(dirname(blocked.userPath), 'a file where the folder should be')
+    const writing = await new MemoryFiles(blocked)
+      .apply('user', [{ action: 'add', content: 'x' }])
+      .catch((e: unknown) => e)
+    expect(writing).toMatchObject({ code: 'INVALID_CONFIG' })
+    expect((writing as Error).message).toContain(
+      'Check that memory.memory_md_path and memory.user_md_path name files',
+    )
   })
 
   it('refuses an unknown target', async () => {

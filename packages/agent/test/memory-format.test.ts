@@ -176,7 +176,7 @@ function model(entries: string[], ops: MemoryOperation[], limit: number): string
     if (matches.length !== 1) return 'refused'
     const at = next.indexOf(matches[0] as string)
     if (op.action === 'remove') next.splice(at, 1)
-    else if (next.includes(op.content.trim())) next.splice(at, 1)
+    else if (next.some((e, i) => e === op.content.trim() && i !== at)) next.splice(at, 1)
     else next[at] = op.content.trim()
   }
   const size = (list: string[]) => countChars(list.join(`\n${ENTRY_DELIMITER}\n`))

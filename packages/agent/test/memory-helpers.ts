@@ -1,7 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll } from 'vitest'
 import type { MemoryFilesConfig } from '../src/config/types.ts'
 import {
   DEFAULT_COMPACT_TRIGGER_RATIO,
@@ -9,12 +6,7 @@ import {
   DEFAULT_USER_CHAR_LIMIT,
 } from '../src/index.ts'
 
-/** A fresh folder under the OS temp dir, removed when the test file ends. */
-export function tempDir(prefix = 'engram-agent-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
-  afterAll(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
+export { tempDir } from '../../core/test/helpers.ts'
 
 let counter = 0
 

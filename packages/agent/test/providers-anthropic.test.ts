@@ -3,7 +3,7 @@ import type { ChatMessage, ToolCall } from '@engram/core'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { fromAnthropicContent, toAnthropicMessages } from '../src/providers/anthropic-mapping.ts'
-import { ANTHROPIC_KEY, localProvider } from './providers-helpers.ts'
+import { ANTHROPIC_KEY, localProvider, streamedChat } from './providers-helpers.ts'
 import { anthropicAnswer } from './servers/anthropic.ts'
 import { type LocalServer, startServer } from './servers/http.ts'
 
@@ -112,15 +112,12 @@ describe('Anthropic provider (real @anthropic-ai/sdk, local server)', () => {
         usage: { input: 512, output: 33, cacheRead: 2048 },
       }),
     ])
-    const deltas: string[] = []
-    const result = await localProvider('anthropic', server.origin).chat({
+    const { text, result } = await streamedChat(localProvider('anthropic', server.origin), {
       system: 's',
       messages: [{ role: 'user', content: '上次我们怎么部署的？' }],
       tools,
-      onText: (d) => deltas.push(d),
     })
-    expect(deltas.length).toBeGreaterThan(2)
-    expect(deltas.join('')).toBe('Looking that up for you.')
+    expect(text).toBe('Looking that up for you.')
     expect(result.message).toEqual({
       role: 'assistant',
       content: 'Looking that up for you.',

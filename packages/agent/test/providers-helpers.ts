@@ -1,7 +1,7 @@
 import { createAnthropicProvider } from '../src/providers/anthropic.ts'
 import type { ProviderOptions } from '../src/providers/endpoint.ts'
 import { createOpenAIProvider } from '../src/providers/openai.ts'
-import type { ModelProvider } from '../src/providers/types.ts'
+import type { ChatRequest, ModelProvider } from '../src/providers/types.ts'
 
 export type Vendor = 'openai' | 'anthropic'
 
@@ -36,4 +36,12 @@ export async function rejectionOf(
     return error as Error & { code?: string }
   }
   throw new Error('expected the call to fail, but it succeeded')
+}
+
+/** A streamed chat: the deltas `onText` saw (at least three, so it really streamed) and the result. */
+export async function streamedChat(provider: ModelProvider, request: Omit<ChatRequest, 'onText'>) {
+  const deltas: string[] = []
+  const result = await provider.chat({ ...request, onText: (delta) => deltas.push(delta) })
+  if (deltas.length < 3) throw new Error(`expected a streamed answer, got ${deltas.length} delta(s)`)
+  return { text: deltas.join(''), result }
 }

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '@engram/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { localProvider, OPENAI_KEY } from './providers-helpers.ts'
+import { localProvider, OPENAI_KEY, streamedChat } from './providers-helpers.ts'
 import { type LocalServer, startServer } from './servers/http.ts'
 import { openaiAnswer } from './servers/openai.ts'
 
@@ -87,15 +87,12 @@ describe('OpenAI-compatible provider (real openai SDK, local server)', () => {
         usage: { prompt: 300, completion: 41 },
       }),
     ])
-    const deltas: string[] = []
-    const result = await localProvider('openai', server.origin).chat({
+    const { text, result } = await streamedChat(localProvider('openai', server.origin), {
       system: 's',
       messages: [{ role: 'user', content: 'hi' }],
       tools,
-      onText: (d) => deltas.push(d),
     })
-    expect(deltas.length).toBeGreaterThan(2)
-    expect(deltas.join('')).toBe('Let me note that and look it up.')
+    expect(text).toBe('Let me note that and look it up.')
     expect(result.message).toEqual({
       role: 'assistant',
       content: 'Let me note that and look it up.',

@@ -3,6 +3,7 @@ import {
   type CompressionReport,
   ContextCompressor,
   countMessages,
+  DEFAULT_COMPRESSOR_CONFIG,
   persistCompression,
   repairToolPairs,
   shouldCompress,
@@ -28,13 +29,40 @@ export const DEFAULT_MAX_STEPS = 12
 /** The end reason of a session left for a new one (`newSession`). */
 export const NEW_SESSION_END_REASON = 'new_session'
 
+/** The parts of {@link EngramConfig} the loop reads. */
+export type AgentConfig = Pick<EngramConfig, 'compressor' | 'nudge' | 'models'>
+
+const DEFAULT_CONTEXT_WINDOW = 128_000
+
+function withDefaults(options: CreateAgentOptions): AgentConfig {
+  const model = (provider: ModelProvider, maxTokens: number): ModelConfig => ({
+    modelId: provider.model,
+    maxTokens,
+    contextWindow: DEFAULT_CONTEXT_WINDOW,
+  })
+  const config = options.config ?? {}
+  return {
+    compressor: config.compressor ?? { ...DEFAULT_COMPRESSOR_CONFIG },
+    nudge: config.nudge ?? { intervalTasks: 15 },
+    models: config.models ?? {
+      main: model(options.provider, 4_096),
+      compressor: model(options.auxProvider ?? options.provider, 1_500),
+    },
+  }
+}
+
 export interface CreateAgentOptions {
   store: Store
   provider: ModelProvider
   /** The cheap model for summaries and the nudge; defaults to `provider`. */
   auxProvider?: ModelProvider
   memory: MemoryFiles
-  config: Pick<EngramConfig, 'compressor' | 'nudge' | 'models'>
+  /**
+   * The compressor, nudge and model settings of the loaded configuration. Parts left out take the articles'
+   * defaults: the default compressor settings, a nudge every 15 tasks, and for each model its provider's id,
+   * 4,096 answer tokens (1,500 for the auxiliary one) and a 128,000-token window.
+   */
+  config?: Partial<AgentConfig>
   /** Extra tools, offered after `memory` and `session_search`. */
   tools?: AgentTool[]
   /** `cli`, `telegram`, …: stored on sessions, and what `resume('latest')` looks for. */
@@ -103,6 +131,7 @@ const stderrLogger = (line: string) => process.stderr.write(`${line}\n`)
 
 class EngramAgent implements Agent {
   readonly #options: CreateAgentOptions
+  readonly #config: AgentConfig
   readonly #store: Store
   readonly #tools: AgentTool[]
   readonly #memoryTool: AgentTool
@@ -120,6 +149,7 @@ class EngramAgent implements Agent {
 
   constructor(options: CreateAgentOptions) {
     this.#options = options
+    this.#config = withDefaults(options)
     this.#store = options.store
     this.#memoryTool = createMemoryTool(options.memory)
     this.#tools = [this.#memoryTool, createSessionSearchTool(options.store), ...(options.tools ?? [])]
@@ -127,15 +157,16 @@ class EngramAgent implements Agent {
     this.#log = options.logger ?? stderrLogger
     const aux = this.#aux
     this.#compressor = new ContextCompressor({
-      window: options.config.models.main.contextWindow,
-      config: options.config.compressor,
+      window: this.#config.models.main.contextWindow,
+      config: this.#config.compressor,
       tokenCounter: this.#counter,
       summarizer: createSummarizer(aux.provider, this.#observer('compression', aux.provider, aux.model)),
     })
   }
 
   get #aux(): { provider: ModelProvider; model: ModelConfig } {
-    const { auxProvider, provider, config } = this.#options
+    const { auxProvider, provider } = this.#options
+    const config = this.#config
     return auxProvider
       ? { provider: auxProvider, model: config.models.compressor }
       : { provider, model: config.models.main }
@@ -258,7 +289,7 @@ class EngramAgent implements Agent {
 
   async #checkContext(force: boolean): Promise<CompressionReport | null> {
     const session = this.#session as Session
-    const window = this.#options.config.models.main.contextWindow
+    const window = this.#config.models.main.contextWindow
     const tokens = this.#contextTokens()
     const line = (compressed: boolean, note = '') => {
       this.#lastContext = { tokens, window, ratio: tokens / window, compressed }
@@ -296,6 +327,8 @@ class EngramAgent implements Agent {
     this.#measured = null
     this.#sinceNudge = Math.min(this.#sinceNudge, this.#history.length)
     line(true, ` tokens_after=${result.report.tokensAfter} session=${child.id}`)
+    const after = result.report.tokensAfter
+    this.#lastContext = { tokens: after, window, ratio: after / window, compressed: true }
     return result.report
   }
 
@@ -315,7 +348,8 @@ class EngramAgent implements Agent {
   }
 
   async #callModel(options: RunOptions): Promise<ChatResult> {
-    const { provider, config } = this.#options
+    const { provider } = this.#options
+    const config = this.#config
     const partial: string[] = []
     const onText = options.onText
     try {
@@ -388,7 +422,7 @@ class EngramAgent implements Agent {
   }
 
   async #maybeNudge(signal: AbortSignal | undefined): Promise<void> {
-    const interval = this.#options.config.nudge.intervalTasks
+    const interval = this.#config.nudge.intervalTasks
     if (interval <= 0 || this.#tasks % interval !== 0) return
     const aux = this.#aux
     const recent = this.#sinceNudge > 0 ? this.#history.slice(-this.#sinceNudge).map(wire) : []

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { copyFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
+import { EngramError } from '@engram/core'
 import type { MemoryFilesConfig } from '../config/types.ts'
 import { scanForThreats } from '../security/threats.ts'
 import { readIfExists, withFileLock, writeFileAtomic } from './atomic-file.ts'
@@ -43,6 +44,8 @@ export interface MemoryWriteResult extends MemoryUsage {
   target: MemoryTarget
   /** False when the batch changed nothing (e.g. an entry that was already there). */
   changed: boolean
+  /** Usage is now above `compactTriggerRatio`; the summary then asks to consolidate. */
+  needsConsolidation: boolean
   /** One short line for the model: what happened and the new usage. */
   summary: string
 }
@@ -72,8 +75,14 @@ export class MemoryFiles {
     return target === 'memory' ? this.config.memoryCharLimit : this.config.userCharLimit
   }
 
+  private nearlyFull(chars: number, limit: number): boolean {
+    return chars > limit * this.config.compactTriggerRatio
+  }
+
   private async load(target: MemoryTarget): Promise<FileState> {
-    const bytes = (await readIfExists(this.path(target))) ?? new Uint8Array()
+    const path = this.path(target)
+    const bytes =
+      (await readIfExists(path).catch((error) => fileError(error, 'Reading', path))) ?? new Uint8Array()
     const parsed = parseEntries(bytes)
     if (!parsed.ok) return { ok: false, reason: parsed.reason, bytes }
     return { ok: true, entries: parsed.entries, chars: countChars(joinEntries(parsed.entries)) }
@@ -101,12 +110,11 @@ export class MemoryFiles {
       usage[target] = { chars, limit, entries: state.ok ? state.entries.length : 0 }
       blocks.push(renderBlock(LABEL[target], lines, chars, limit))
     }
-    const over = (u: MemoryUsage) => u.chars > u.limit * this.config.compactTriggerRatio
     return {
       text: blocks.join('\n\n'),
       memory: usage.memory,
       user: usage.user,
-      needsConsolidation: over(usage.memory) || over(usage.user),
+      needsConsolidation: [usage.memory, usage.user].some((u) => this.nearlyFull(u.chars, u.limit)),
     }
   }
 
@@ -140,22 +148,39 @@ export class MemoryFiles {
         )
       }
     }
-    return withFileLock(path, async (stillHeld) => {
+    return this.locked(path, async (stillHeld) => {
       const state = await this.load(target)
       if (!state.ok) throw this.unparseable(target, state.reason, await this.backup(path, state.bytes))
       const limit = this.limit(target)
       const batch = applyOperations(state.entries, operations, limit, file)
       const changed = joinEntries(batch.entries) !== joinEntries(state.entries)
       if (changed) await writeFileAtomic(path, serializeEntries(batch.entries), stillHeld)
+      const entries = batch.entries.length
+      const needsConsolidation = this.nearlyFull(batch.chars, limit)
+      const usage = `${formatCount(batch.chars)}/${formatCount(limit)} chars (${percent(batch.chars, limit)}), ${entries} ${entries === 1 ? 'entry' : 'entries'}`
+      const nudge = needsConsolidation
+        ? ' Nearly full: consolidate (merge or remove entries) before adding more.'
+        : ''
       return {
         target,
         changed,
         chars: batch.chars,
         limit,
-        entries: batch.entries.length,
-        summary: `${file}: ${describeChanges(batch.changes)}; now ${formatCount(batch.chars)}/${formatCount(limit)} chars (${percent(batch.chars, limit)}), ${batch.entries.length} ${batch.entries.length === 1 ? 'entry' : 'entries'}.`,
+        entries,
+        needsConsolidation,
+        summary: `${file}: ${describeChanges(batch.changes)}; now ${usage}.${nudge}`,
       }
     })
+  }
+
+  /** {@link withFileLock}, with file-system failures (a folder that cannot be created, no permission) explained. */
+  private async locked<T>(path: string, work: (stillHeld: () => void) => Promise<T>): Promise<T> {
+    try {
+      return await withFileLock(path, work)
+    } catch (error) {
+      if (error instanceof EngramError) throw error
+      return fileError(error, 'Writing', path)
+    }
   }
 
   /** Copies the unparseable file next to itself once per distinct content, and returns the copy's path. */
@@ -177,4 +202,13 @@ export class MemoryFiles {
       `${file} does not parse (${reason}), so it was left as it is${backup ? ` and backed up to ${backup}` : ''}. Nothing was written. Ask the user to fix ${this.path(target)} by hand, then retry.`,
     )
   }
+}
+
+function fileError(error: unknown, action: string, path: string): never {
+  const detail = error instanceof Error ? error.message : String(error)
+  throw new EngramError(
+    'INVALID_CONFIG',
+    `${action} the memory file ${path} failed (${detail}). Check that memory.memory_md_path and memory.user_md_path name files in a folder this user can write.`,
+    { cause: error },
+  )
 }

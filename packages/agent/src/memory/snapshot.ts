@@ -2,7 +2,7 @@ import { joinEntries } from './format.ts'
 import { formatCount, percent } from './operations.ts'
 
 /** The usage header of a block: `══ MEMORY [62% — 1,364/2,200 chars] ══`. */
-export function usageHeader(label: string, chars: number, limit: number): string {
+function usageHeader(label: string, chars: number, limit: number): string {
   return `══ ${label} [${percent(chars, limit)} — ${formatCount(chars)}/${formatCount(limit)} chars] ══`
 }
 

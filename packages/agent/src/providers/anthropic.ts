@@ -12,8 +12,9 @@ import {
   toAnthropicMessages,
   toAnthropicTools,
 } from './anthropic-mapping.ts'
+import { callVendor } from './call.ts'
 import { type ProviderOptions, resolveEndpoint } from './endpoint.ts'
-import { badResponse, type Endpoint, throwIfCancelled, toProviderError } from './errors.ts'
+import { badResponse, type Endpoint } from './errors.ts'
 import type { ChatRequest, ChatResult, ChatUsage, ModelProvider } from './types.ts'
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com'
@@ -129,26 +130,15 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
   return {
     name: 'anthropic',
     model: endpoint.model,
-    async chat(request) {
+    chat(request) {
       const body = requestBody(request, endpoint.model)
-      const callOptions = { signal: request.signal }
-      try {
-        if (!request.onText) {
-          const data: unknown = await client.messages.create({ ...body, stream: false }, callOptions)
-          return fromMessage(data, endpoint)
-        }
-        const { data: stream, response } = await client.messages
-          .create({ ...body, stream: true }, callOptions)
-          .withResponse()
-        if (!response.headers.get('content-type')?.includes('text/event-stream')) {
-          throw badResponse(endpoint, 'not as an event stream', await response.text())
-        }
-        const result = await readStream(stream, request.onText, endpoint)
-        throwIfCancelled(request.signal)
-        return result
-      } catch (error) {
-        throw toProviderError(error, endpoint)
-      }
+      const options = { signal: request.signal }
+      return callVendor<RawMessageStreamEvent>(endpoint, request, {
+        json: () => client.messages.create({ ...body, stream: false }, options),
+        stream: () => client.messages.create({ ...body, stream: true }, options).withResponse(),
+        fromJson: (data) => fromMessage(data, endpoint),
+        fromStream: (events, onText) => readStream(events, onText, endpoint),
+      })
     },
   }
 }

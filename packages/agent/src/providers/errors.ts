@@ -91,7 +91,8 @@ function serverText(error: unknown, endpoint: Endpoint): string {
     (typeof body?.error?.message === 'string' && body.error.message) ||
     (typeof body?.message === 'string' && body.message) ||
     (error instanceof Error ? error.message : String(error))
-  const line = (raw.split('\n')[0] ?? '').slice(0, 200)
+  // The SDKs prefix the status to the body's text; the messages below say the status themselves.
+  const line = (raw.split('\n')[0] ?? '').replace(/^\d{3} /, '').slice(0, 200)
   const masked = endpoint.apiKey ? line.split(endpoint.apiKey).join(maskKey(endpoint.apiKey)) : line
   return redactSecrets(masked)
 }

@@ -45,15 +45,21 @@ function stem(word: string): string {
   return lower.length > 3 && lower.endsWith('s') && !lower.endsWith('ss') ? lower.slice(0, -1) : lower
 }
 
-/** The words and CJK character pairs of `text` that carry meaning (stopwords and fillers removed). */
-export function termsOf(text: string): string[] {
+function withoutFillers(text: string): string {
   let rest = text
   for (const filler of ZH_FILLERS) rest = rest.split(filler).join(' ')
+  return rest
+}
+
+const meaningful = (word: string) => word.length > 1 && !EN_STOPWORDS.has(word.toLowerCase())
+
+/** The words and CJK character pairs of `text` that carry meaning (stopwords and fillers removed). */
+export function termsOf(text: string): string[] {
+  const rest = withoutFillers(text)
   const terms = new Set<string>()
   for (const word of rest.replace(CJK_RUN, ' ').match(WORD) ?? []) {
     const stemmed = stem(word)
-    if (stemmed.length > 1 && !EN_STOPWORDS.has(stemmed) && !EN_STOPWORDS.has(word.toLowerCase()))
-      terms.add(stemmed)
+    if (meaningful(word) && meaningful(stemmed)) terms.add(stemmed)
   }
   for (const run of rest.match(CJK_RUN) ?? []) {
     const chars = [...run].filter((c) => !ZH_SINGLE_FILLERS.has(c))
@@ -61,6 +67,20 @@ export function termsOf(text: string): string[] {
     for (let i = 0; i + 1 < chars.length; i++) terms.add(`${chars[i]}${chars[i + 1]}`)
   }
   return [...terms]
+}
+
+/** A search query from a question: its meaningful words, and its CJK runs with the fillers cut out. */
+export function searchQuery(text: string): string {
+  const rest = withoutFillers(text)
+  const words = (rest.replace(CJK_RUN, ' ').match(WORD) ?? []).filter(meaningful).map((w) => w.toLowerCase())
+  const runs = (rest.match(CJK_RUN) ?? []).flatMap((run) =>
+    [...run]
+      .map((c) => (ZH_SINGLE_FILLERS.has(c) ? ' ' : c))
+      .join('')
+      .split(' ')
+      .filter(Boolean),
+  )
+  return [...new Set([...words, ...runs])].join(' ')
 }
 
 /** How many of `terms` occur in `text` (words by stem or shared prefix of 4+, CJK pairs as substrings). */

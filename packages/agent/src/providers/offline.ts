@@ -1,9 +1,9 @@
-import { bpeTokenCounter, countMessages, textOf } from '@engram/compressor'
+import { bpeTokenCounter, countMessages, isSummaryMessage, textOf } from '@engram/compressor'
 import type { ChatMessage, ToolCall } from '@engram/core'
 import { ENVIRONMENT, PREFERENCE } from '../agent/importance.ts'
 import { CONSOLIDATE_MARKER, NUDGE_MARKER } from '../agent/nudge-prompt.ts'
 import { isSummaryInstruction, offlineSummary } from './offline-summary.ts'
-import { bestMatch, clip, overlap, parseTranscript, tagged, termsOf } from './offline-text.ts'
+import { bestMatch, clip, overlap, parseTranscript, searchQuery, tagged, termsOf } from './offline-text.ts'
 import type { ChatRequest, ChatResult, ModelProvider } from './types.ts'
 
 /** The model id the offline model reports (stored on sessions and usage rows). */
@@ -30,6 +30,15 @@ function memoryEntries(system: string): string[] {
       entries.push(line.trim())
   }
   return entries
+}
+
+/** The bullets of the compression summaries in the conversation. */
+function summaryLines(messages: readonly ChatMessage[]): string[] {
+  return messages
+    .filter(isSummaryMessage)
+    .flatMap((m) => textOf(m).split('\n'))
+    .filter((line) => line.startsWith('- '))
+    .map((line) => line.slice(2))
 }
 
 function factOf(text: string): string | null {
@@ -79,13 +88,15 @@ function answerToolResults(messages: readonly ChatMessage[]): string {
       )
     } else if (toolCall?.function.name === 'session_search') {
       const query = String(args.query ?? '')
+      // Statements only: the questions that led to them match the query just as well.
       const lines = text
         .split('\n')
-        .filter((l) => /^[> ] (?:user|assistant): /.test(l) && !PAST_QUESTION.test(l))
+        .map((line) => /^[> ] (?:user|assistant): (.*)$/.exec(line)?.[1] ?? '')
+        .filter((line) => line && !QUESTION.test(line) && !PAST_QUESTION.test(line))
       const found = bestMatch(termsOf(query), lines)
       parts.push(
         found
-          ? `From a past conversation: ${found.slice(2)}`
+          ? `From a past conversation: ${found}`
           : `I found nothing about "${query}" in past conversations.`,
       )
     } else parts.push(`The tool returned: ${clip(text, 300)}`)
@@ -133,17 +144,16 @@ function userTurn(request: ChatRequest, text: string): ChatResult['message'] {
     }
   }
   const terms = termsOf(text)
-  if (PAST_QUESTION.test(text) && hasTool(request, 'session_search') && terms.length > 0) {
-    return {
-      role: 'assistant',
-      content: null,
-      tool_calls: [call(request, 0, 'session_search', { query: terms.join(' ') })],
-    }
+  const query = searchQuery(text)
+  if (PAST_QUESTION.test(text) && hasTool(request, 'session_search') && query) {
+    return { role: 'assistant', content: null, tool_calls: [call(request, 0, 'session_search', { query })] }
   }
   if (QUESTION.test(text)) {
-    const entries = memoryEntries(request.system)
-    const found = bestMatch(terms, entries)
+    const found = bestMatch(terms, memoryEntries(request.system))
     if (found && overlap(terms, found) > 0) return { role: 'assistant', content: `From memory: ${found}` }
+    const summarised = bestMatch(terms, summaryLines(request.messages))
+    if (summarised)
+      return { role: 'assistant', content: `From the summary of our earlier conversation: ${summarised}` }
     return { role: 'assistant', content: `I don't know yet. ${HELP}` }
   }
   return { role: 'assistant', content: `Noted: "${clip(text, 120)}". ${HELP}` }

@@ -6,8 +6,9 @@ import type {
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions'
+import { callVendor } from './call.ts'
 import { type ProviderOptions, resolveEndpoint } from './endpoint.ts'
-import { badResponse, type Endpoint, throwIfCancelled, toProviderError } from './errors.ts'
+import { badResponse, type Endpoint } from './errors.ts'
 import type { ChatRequest, ChatResult, ChatUsage, ModelProvider } from './types.ts'
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1'
@@ -135,26 +136,18 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
   return {
     name: 'openai',
     model: endpoint.model,
-    async chat(request) {
+    chat(request) {
       const body = requestBody(request, endpoint.model)
-      const callOptions = { signal: request.signal }
-      try {
-        if (!request.onText) {
-          const data: unknown = await client.chat.completions.create({ ...body, stream: false }, callOptions)
-          return fromCompletion(data, endpoint)
-        }
-        const { data: stream, response } = await client.chat.completions
-          .create({ ...body, stream: true, stream_options: { include_usage: true } }, callOptions)
-          .withResponse()
-        if (!response.headers.get('content-type')?.includes('text/event-stream')) {
-          throw badResponse(endpoint, 'not as an event stream', await response.text())
-        }
-        const result = await readStream(stream, request.onText, endpoint)
-        throwIfCancelled(request.signal)
-        return result
-      } catch (error) {
-        throw toProviderError(error, endpoint)
-      }
+      const options = { signal: request.signal }
+      return callVendor<ChatCompletionChunk>(endpoint, request, {
+        json: () => client.chat.completions.create({ ...body, stream: false }, options),
+        stream: () =>
+          client.chat.completions
+            .create({ ...body, stream: true, stream_options: { include_usage: true } }, options)
+            .withResponse(),
+        fromJson: (data) => fromCompletion(data, endpoint),
+        fromStream: (events, onText) => readStream(events, onText, endpoint),
+      })
     },
   }
 }

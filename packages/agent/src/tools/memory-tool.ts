@@ -50,7 +50,10 @@ function operationsOf(args: Record<string, unknown>): MemoryOperation[] {
   }
   if (args.operations !== undefined) return args.operations as MemoryOperation[]
   if (args.action === undefined) {
-    throw new Error('Say what to do: action "add", "replace" or "remove" (or a list of operations).')
+    throw new MemoryRefusal(
+      'invalid',
+      'Say what to do: action "add", "replace" or "remove" (or a list of operations).',
+    )
   }
   return [{ action: args.action, content: args.content, old_text: args.old_text } as MemoryOperation]
 }

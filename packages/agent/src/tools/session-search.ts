@@ -160,20 +160,23 @@ class SessionSearch {
       return `No past session matches ${JSON.stringify(query)}. Try other or fewer words, or call session_search without a query to list recent sessions.`
     }
     const prepared = await Promise.all(hits.map((hit, i) => this.prepare(hit, i + 1)))
-    const intro = `${hits.length} result${hits.length === 1 ? '' : 's'} for ${JSON.stringify(query)} from past sessions (summaries first; call session_search with a session_id to read one):`
-    for (const [index, window] of WINDOWS.entries()) {
-      let shown = prepared
-      do {
-        const text = [
-          intro,
-          ...shown.map((hit) => [hit.header, ...hit.body(window.radius, window.clip)].join('\n')),
-        ].join('\n\n')
-        if (this.counter.countText(text) <= this.maxTokens) return text
-        // Only the narrowest window drops hits, from the least relevant end.
-        shown = index === WINDOWS.length - 1 ? shown.slice(0, -1) : []
-      } while (shown.length > 0)
+    const render = (shown: PreparedHit[], { radius, clip }: (typeof WINDOWS)[number]) =>
+      [
+        `${shown.length} result${shown.length === 1 ? '' : 's'} for ${JSON.stringify(query)} from past sessions (summaries first; call session_search with a session_id to read one):`,
+        ...shown.map((hit) => [hit.header, ...hit.body(radius, clip)].join('\n')),
+      ].join('\n\n')
+    const fits = (text: string) => this.counter.countText(text) <= this.maxTokens
+    for (const window of WINDOWS) {
+      const text = render(prepared, window)
+      if (fits(text)) return text
     }
-    return this.clip(intro, this.maxTokens)
+    // Even the narrowest windows are too long: drop hits from the least relevant end.
+    const narrowest = WINDOWS[WINDOWS.length - 1] as (typeof WINDOWS)[number]
+    for (let count = prepared.length - 1; count > 1; count--) {
+      const text = render(prepared.slice(0, count), narrowest)
+      if (fits(text)) return text
+    }
+    return this.clip(render(prepared.slice(0, 1), narrowest), this.maxTokens)
   }
 
   /** Hits outside the current chain and inside the user's scope, episodes first, up to `limit`. */
@@ -215,9 +218,19 @@ class SessionSearch {
         if (at === -1) return [`> ${hit.role}: ${this.clip(flat(hit.snippet), clip)}`]
         return messages
           .slice(Math.max(0, at - radius), at + radius + 1)
-          .map((m) => `${m.id === hit.messageId ? '>' : ' '} ${m.role}: ${this.clip(messageText(m), clip)}`)
+          .map((m) =>
+            m.id === hit.messageId
+              ? `> ${m.role}: ${this.hitText(m, hit, clip)}`
+              : `  ${m.role}: ${this.clip(messageText(m), clip)}`,
+          )
       },
     }
+  }
+
+  /** The hit message whole when it fits, else the search snippet around the match. */
+  private hitText(message: StoredMessage, hit: SearchHit, clip: number): string {
+    const text = messageText(message)
+    return this.counter.countText(text) <= clip ? text : this.clip(flat(hit.snippet), clip)
   }
 
   async session(idOrPrefix: string, userId: string | undefined): Promise<string> {

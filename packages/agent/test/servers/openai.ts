@@ -32,7 +32,7 @@ export function completionJson(answer: ScriptedAnswer) {
         index: 0,
         message: {
           role: 'assistant',
-          content: toolCalls.length ? null : (answer.text ?? ''),
+          content: answer.text ?? (toolCalls.length ? null : ''),
           ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
           refusal: null,
         },

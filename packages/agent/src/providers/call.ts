@@ -1,0 +1,36 @@
+import { badResponse, type Endpoint, throwIfCancelled, toProviderError } from './errors.ts'
+import type { ChatRequest, ChatResult } from './types.ts'
+
+/** One vendor's half of a chat call: how to send it each way and how to read each answer. */
+export interface VendorCall<Event> {
+  /** The non-streaming request; resolves with the parsed body (JSON, or the text of anything else). */
+  json(): Promise<unknown>
+  /** The streaming request, with the raw response to check before the stream is read. */
+  stream(): Promise<{ data: AsyncIterable<Event>; response: Response }>
+  fromJson(data: unknown): ChatResult
+  fromStream(events: AsyncIterable<Event>, onText: (delta: string) => void): Promise<ChatResult>
+}
+
+/**
+ * The call path both SDK providers share: JSON when the request has no `onText`, otherwise an event stream
+ * that must be one (a gateway's HTML page is shown, not parsed as an empty stream) and must not have been
+ * cut by an abort. Every failure leaves as a {@link ProviderError}.
+ */
+export async function callVendor<Event>(
+  endpoint: Endpoint,
+  request: ChatRequest,
+  vendor: VendorCall<Event>,
+): Promise<ChatResult> {
+  try {
+    if (!request.onText) return vendor.fromJson(await vendor.json())
+    const { data, response } = await vendor.stream()
+    if (!response.headers.get('content-type')?.includes('text/event-stream')) {
+      throw badResponse(endpoint, 'not as an event stream', await response.text())
+    }
+    const result = await vendor.fromStream(data, request.onText)
+    throwIfCancelled(request.signal)
+    return result
+  } catch (error) {
+    throw toProviderError(error, endpoint)
+  }
+}

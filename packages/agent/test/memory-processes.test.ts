@@ -1,0 +1,118 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import {
+  type Child,
+  exitWithin,
+  killIfRunning,
+  spawnProcess,
+  TSX_LOADER,
+  waitForLine,
+} from '../../core/test/processes/spawn.ts'
+import { countChars, MemoryFiles, parseText } from '../src/index.ts'
+import { memoryConfig, tempDir } from './memory-helpers.ts'
+
+const WORKERS = 8
+const ENTRIES_PER_WORKER = 40
+/** Workers killed with SIGKILL, and after how many finished writes (acknowledged or refused) of their own. */
+const KILL_AFTER = new Map([
+  [1, 2],
+  [4, 5],
+  [6, 9],
+])
+const LIMIT = 2_200
+
+const dir = tempDir('engram-memory-processes-')
+
+function spawnChild(script: string, args: string[]): Child {
+  const path = fileURLToPath(new URL(`./processes/${script}`, import.meta.url))
+  return spawnProcess(process.execPath, ['--import', TSX_LOADER, path, ...args])
+}
+
+const spawnWriter = (folder: string, worker: number) =>
+  spawnChild('memory-writer.ts', [folder, String(LIMIT), String(worker), String(ENTRIES_PER_WORKER)])
+
+/** Kills a writer stopped between its temp file and its rename: it leaves the lock and the temp file behind. */
+async function killMidWrite(folder: string): Promise<void> {
+  const staller = spawnChild('memory-staller.ts', [folder])
+  try {
+    await waitForLine(staller, (line) => line === 'stalled', 60_000)
+    staller.proc.kill('SIGKILL')
+    expect((await exitWithin(staller, 30_000)).signal).toBe('SIGKILL')
+  } finally {
+    killIfRunning(staller)
+  }
+  const left = readdirSync(folder)
+  expect(left).toContain('MEMORY.md.lock')
+  expect(left.some((name) => name.endsWith('.tmp'))).toBe(true)
+  expect(left).not.toContain('MEMORY.md')
+}
+
+const acknowledged = (child: Child) =>
+  child
+    .stdout()
+    .split('\n')
+    .filter((line) => line.startsWith('ack '))
+    .map((line) => line.slice(4))
+
+describe('memory files under concurrent processes', () => {
+  it('a writer killed before its rename, then 8 writers of which 3 are killed with SIGKILL, lose no acknowledged entry and never tear the file or pass the cap', async () => {
+    const folder = join(dir, 'shared')
+    await killMidWrite(folder)
+    const children = Array.from({ length: WORKERS }, (_, worker) => spawnWriter(folder, worker))
+    try {
+      const killed = children.map((child, worker) => {
+        const after = KILL_AFTER.get(worker)
+        if (after === undefined) return Promise.resolve()
+        let writes = 0
+        return new Promise<void>((resolve) => {
+          child.onLine(() => {
+            if (++writes === after) {
+              // From inside the data handler: the writer is already in its next write.
+              child.proc.kill('SIGKILL')
+              resolve()
+            }
+          })
+          child.exited.then(() => resolve())
+        })
+      })
+      await Promise.all(killed)
+      const exits = await Promise.all(children.map((child) => exitWithin(child, 120_000)))
+      for (const [worker, exit] of exits.entries()) {
+        if (KILL_AFTER.has(worker)) expect(exit.signal, children[worker]?.describe()).toBe('SIGKILL')
+        else expect(exit, children[worker]?.describe()).toEqual({ code: 0, signal: null })
+      }
+    } finally {
+      for (const child of children) killIfRunning(child)
+    }
+
+    const acks = children.flatMap(acknowledged)
+    const full = children.flatMap((child) =>
+      child
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('full ')),
+    )
+    const text = readFileSync(join(folder, 'MEMORY.md'), 'utf8')
+    const parsed = parseText(text)
+    if (!parsed.ok) throw new Error(`torn file: ${parsed.reason}`)
+    const missing = acks.filter((entry) => !parsed.entries.includes(entry))
+    console.log(
+      `memory processes: ${acks.length} acknowledged writes, ${full.length} refused at the cap, ${parsed.entries.length} entries on disk, ${countChars(parsed.entries.join('\n§\n'))}/${LIMIT} chars`,
+    )
+    expect(acks.length).toBeGreaterThan(20)
+    expect(full.length).toBeGreaterThan(0)
+    expect(missing).toEqual([])
+    expect(new Set(parsed.entries).size).toBe(parsed.entries.length)
+    expect(parsed.entries.every((entry) => /^worker \d entry \d+: 用户喜欢简洁的回答$/.test(entry))).toBe(
+      true,
+    )
+    expect(countChars(parsed.entries.join('\n§\n'))).toBeLessThanOrEqual(LIMIT)
+
+    // Whatever the killed writers left behind (a stale lock, a temp file) does not stop the next writer.
+    const memory = new MemoryFiles({ ...memoryConfig(dir), memoryPath: join(folder, 'MEMORY.md') })
+    await memory.apply('memory', [{ action: 'remove', old_text: parsed.entries[0] as string }])
+    expect(readdirSync(folder).filter((name) => name !== 'MEMORY.md')).toEqual([])
+  }, 180_000)
+})

@@ -1,0 +1,40 @@
+// An agent whose tool never returns, so the parent can SIGKILL it between a tool call and its result:
+//   agent-crash-child.ts <db path> <MEMORY.md> <USER.md> <OpenAI-compatible base URL>
+// Prints `TOOL_STARTED <session id>` once the model's tool call is persisted and the tool is running.
+import { openStore } from '@engram/core'
+import { createAgent, createOpenAIProvider, MemoryFiles } from '../../src/index.ts'
+import { agentConfig } from '../agent-helpers.ts'
+
+const [dbPath, memoryPath, userPath, baseUrl] = process.argv.slice(2) as [string, string, string, string]
+const store = await openStore({ url: dbPath })
+const agent = createAgent({
+  store,
+  provider: createOpenAIProvider({
+    apiKey: 'sk-local-test-key-0123456789',
+    baseUrl,
+    model: 'gpt-local',
+    env: {},
+  }),
+  memory: new MemoryFiles({
+    memoryPath,
+    userPath,
+    memoryCharLimit: 2200,
+    userCharLimit: 1375,
+    compactTriggerRatio: 0.9,
+  }),
+  config: agentConfig(),
+  source: 'cli',
+  logger: () => {},
+  tools: [
+    {
+      name: 'wait_for_deploy',
+      description: 'Waits until the deploy finishes.',
+      parameters: { type: 'object', properties: {} },
+      execute: (_args, context) => {
+        process.stdout.write(`TOOL_STARTED ${context.sessionId}\n`)
+        return new Promise(() => {})
+      },
+    },
+  ],
+})
+await agent.run('Deploy the release and wait for it.')
