@@ -1,4 +1,4 @@
-import type { ChatMessage, Role } from '@engram/core'
+import type { ChatMessage, Role } from '@engram/core/types'
 import { isSummaryMessage } from './summary.ts'
 import type { TokenCounter } from './tokens.ts'
 

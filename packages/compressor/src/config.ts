@@ -1,4 +1,4 @@
-import { EngramError } from '@engram/core'
+import { EngramError } from '@engram/core/types'
 /** Settings of the compression pipeline; camelCase forms of the articles' `[context_compressor]` keys. */
 export interface CompressorConfig {
   /** Compress when the prompt reaches this share of the usable window. */

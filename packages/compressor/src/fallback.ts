@@ -8,6 +8,8 @@ const MAX_ERRORS = 10
 const MAX_FILES = 40
 const MAX_ASK_CHARS = 1_000
 const MAX_ERROR_LINE_CHARS = 200
+/** Longer matches are runs of text that happen to hold a slash, not paths, and would swell the summary. */
+const MAX_PATH_CHARS = 260
 
 const ERROR_LINE = /\b(error|exception|traceback|failed|failure|fatal|panic|denied|not found)\b/i
 const FILE_EXTENSIONS =
@@ -42,7 +44,7 @@ export function buildFallbackSummary(
   for (const message of turns) {
     const texts = [textOf(message), ...(message.tool_calls ?? []).map((c) => c.function.arguments)]
     for (const text of texts) {
-      for (const path of text.match(FILE_PATH) ?? []) files.add(path)
+      for (const path of text.match(FILE_PATH) ?? []) if (path.length <= MAX_PATH_CHARS) files.add(path)
     }
     if (message.role !== 'tool') continue
     const line = textOf(message)

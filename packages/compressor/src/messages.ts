@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall } from '@engram/core'
+import type { ChatMessage, ToolCall } from '@engram/core/types'
 
 /** A chat message as the compressor takes it: the wire shape, plus the store's row id when it has one. */
 export type CompressibleMessage = ChatMessage & { id?: number }

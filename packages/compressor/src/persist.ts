@@ -1,4 +1,4 @@
-import { EngramError, type Episode, type MessageInput, type Session, type Store } from '@engram/core'
+import { EngramError, type Episode, type MessageInput, type Session, type Store } from '@engram/core/types'
 import type { CompressionResult } from './compress.ts'
 import type { CompressibleMessage } from './messages.ts'
 

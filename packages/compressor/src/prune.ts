@@ -1,4 +1,4 @@
-import type { ToolCall } from '@engram/core'
+import type { ToolCall } from '@engram/core/types'
 import { type CompressibleMessage, describeCall, indexToolCalls, textOf } from './messages.ts'
 
 /** What the pruning phase changed. */

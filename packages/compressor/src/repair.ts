@@ -1,4 +1,4 @@
-import type { ChatMessage } from '@engram/core'
+import type { ChatMessage } from '@engram/core/types'
 
 /** What the repair phase changed. */
 export interface RepairStats {

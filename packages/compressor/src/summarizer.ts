@@ -1,4 +1,4 @@
-import type { ChatMessage } from '@engram/core'
+import type { ChatMessage } from '@engram/core/types'
 
 /** What the summariser is asked to do; everything in it has already been through {@link redactSecrets}. */
 export interface SummaryRequest {

@@ -1,4 +1,4 @@
-import type { ChatMessage, ContentPart } from '@engram/core'
+import type { ChatMessage, ContentPart } from '@engram/core/types'
 import { type CompressibleMessage, describeCall, indexToolCalls, textOf } from './messages.ts'
 import { redactSecrets } from './redact.ts'
 import type { SummaryRequest } from './summarizer.ts'

@@ -91,7 +91,7 @@ const GLUE =
   'the a to of and in for with on that is this we it be from by as at should can will not but'.split(' ')
 
 /** Chinese content words (2–4 characters); the query words are drawn from these. */
-export const CHINESE_WORDS = (
+const CHINESE_WORDS = (
   '数据库 后端 前端 部署 配置 配置文件 性能 测试 测试用例 索引 查询 缓存 服务器 客户端 接口 日志 监控 告警 ' +
   '迁移 事务 回滚 提交 分支 合并 冲突 代码审查 发布 版本 依赖 打包 编译 调试 断点 内存 泄漏 线程 进程 ' +
   '网络 代理 网关 路由 认证 授权 令牌 会话 密码 加密 证书 域名 存储 上传 下载 压缩 备份 恢复 快照 同步 ' +
@@ -314,7 +314,7 @@ export class Generator {
 }
 
 /** Searchable text of a message as a plain string (content + tool-call names and arguments). */
-export function plainText(m: MessageInput): string {
+function plainText(m: MessageInput): string {
   const calls = Array.isArray(m.tool_calls) ? m.tool_calls : []
   const content = typeof m.content === 'string' ? m.content : ''
   return [content, ...calls.map((c) => `${c.function.name} ${c.function.arguments}`)].join('\n')

@@ -1,5 +1,6 @@
 import { mkdirSync, statSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { homedir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
 import type { StorageDriver } from './driver.ts'
 import { EngramError } from './errors.ts'
 
@@ -8,7 +9,9 @@ export type DriverName = 'better-sqlite3' | 'libsql'
 export interface ConnectionOptions {
   /**
    * A path or `file:` url (default `./data/engram.db`, its folder is created), `:memory:`,
-   * or a remote libSQL url: `libsql://`, `http(s)://`, `ws(s)://`.
+   * or a remote libSQL url: `libsql://`, `http(s)://`, `ws(s)://`. A leading `~/` is your home folder.
+   * `file:` urls are read as SQLite reads them (`file:rel.db`, `file:///abs/a%20b.db`) and take one query
+   * parameter, `mode`: `ro` (read-only), `rw` (the file must exist) or `rwc` (the default).
    */
   url?: string
   /** `better-sqlite3` is the default for local files, `libsql` for remote urls and embedded replicas. */
@@ -23,34 +26,92 @@ export const DEFAULT_DATABASE_PATH = './data/engram.db'
 
 const REMOTE_URL = /^(libsql|https?|wss?):\/\//i
 
+/** How a local file is opened, as SQLite's `mode` url parameter names it. */
+type OpenMode = 'ro' | 'rw' | 'rwc'
+const OPEN_MODES: readonly string[] = ['ro', 'rw', 'rwc'] satisfies OpenMode[]
+
 interface LocalTarget {
   kind: 'local'
   path: string
+  mode: OpenMode
 }
 interface RemoteTarget {
   kind: 'remote'
   url: string
 }
 
+const badUrl = (url: string, problem: string) =>
+  new EngramError('DATABASE_PATH', `The database url "${url}" ${problem}.`)
+
+/**
+ * A `file:` url as SQLite reads it: `file:path`, `file:/abs`, `file:///abs` or `file://localhost/abs`, with
+ * percent-escapes decoded and `?mode=` the only query parameter.
+ */
+function parseFileUrl(url: string): { path: string; mode: OpenMode } {
+  const [beforeFragment = ''] = url.slice('file:'.length).split('#', 1)
+  const query = beforeFragment.indexOf('?')
+  let path = query < 0 ? beforeFragment : beforeFragment.slice(0, query)
+  if (path.startsWith('//')) {
+    const slash = path.indexOf('/', 2)
+    const host = path.slice(2, slash < 0 ? undefined : slash)
+    if (host !== '' && host.toLowerCase() !== 'localhost')
+      throw badUrl(
+        url,
+        `names the host "${host}"; a file: url names a local file. Write file:///path/to/engram.db`,
+      )
+    path = slash < 0 ? '' : path.slice(slash)
+  }
+  try {
+    path = decodeURIComponent(path)
+  } catch {
+    throw badUrl(url, 'has a malformed percent-escape. Write %25 for a literal %')
+  }
+  let mode: OpenMode = 'rwc'
+  for (const [key, value] of new URLSearchParams(query < 0 ? '' : beforeFragment.slice(query + 1))) {
+    if (key !== 'mode')
+      throw badUrl(
+        url,
+        `has the query parameter "${key}", which Engram does not support. The only one is mode=ro|rw|rwc`,
+      )
+    if (!OPEN_MODES.includes(value)) throw badUrl(url, `has mode=${value}. Use mode=ro, mode=rw or mode=rwc`)
+    mode = value as OpenMode
+  }
+  return { path, mode }
+}
+
+/** `~` and `~/…` are the home folder, as in a shell; `~name/…` is refused rather than made a folder named `~name`. */
+function expandHome(path: string, url: string): string {
+  if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1))
+  if (path.startsWith('~'))
+    throw badUrl(
+      url,
+      "starts with ~name, which Engram does not expand (only ~/ is). Write the folder's full path",
+    )
+  return path
+}
+
 function resolveTarget(url: string): LocalTarget | RemoteTarget {
   if (REMOTE_URL.test(url)) return { kind: 'remote', url }
-  if (url === ':memory:' || url === 'file::memory:') return { kind: 'local', path: ':memory:' }
-  const path = url.startsWith('file://') ? new URL(url).pathname : url.replace(/^file:/, '')
-  if (path.trim() === '') {
+  if (url === ':memory:' || url === 'file::memory:') return { kind: 'local', path: ':memory:', mode: 'rwc' }
+  const { path, mode } = /^file:/i.test(url) ? parseFileUrl(url) : { path: url, mode: 'rwc' as const }
+  if (path.trim() === '' || path.includes('\0')) {
     throw new EngramError(
       'DATABASE_PATH',
       `The database url "${url}" names no file. Pass a path such as ./data/engram.db.`,
     )
   }
-  return { kind: 'local', path: resolve(path) }
+  return { kind: 'local', path: resolve(expandHome(path, url)), mode }
 }
 
-function prepareLocalFile(path: string): void {
+function prepareLocalFile({ path, mode }: LocalTarget): void {
   if (path === ':memory:') return
   let isDirectory = false
+  let exists = false
   try {
-    isDirectory = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false
-    if (!isDirectory) mkdirSync(dirname(path), { recursive: true })
+    const stats = statSync(path, { throwIfNoEntry: false })
+    exists = stats !== undefined
+    isDirectory = stats?.isDirectory() ?? false
+    if (!isDirectory && mode === 'rwc') mkdirSync(dirname(path), { recursive: true })
   } catch (cause) {
     throw new EngramError(
       'DATABASE_PATH',
@@ -64,6 +125,12 @@ function prepareLocalFile(path: string): void {
       `The database path ${path} is a directory. Pass the path of a file inside it, such as ${path}/engram.db.`,
     )
   }
+  if (!exists && mode !== 'rwc') {
+    throw new EngramError(
+      'DATABASE_PATH',
+      `The database ${path} does not exist, and mode=${mode} does not create it. Check the path, or drop ?mode=${mode} to create the database.`,
+    )
+  }
 }
 
 const isModuleMissing = (error: unknown) =>
@@ -72,11 +139,13 @@ const isModuleMissing = (error: unknown) =>
 async function openDriver(name: DriverName, target: LocalTarget | RemoteTarget, options: ConnectionOptions) {
   if (name === 'better-sqlite3') {
     const { betterSqlite3Driver } = await import('./drivers/better-sqlite3.ts')
-    return betterSqlite3Driver({ path: (target as LocalTarget).path })
+    const { path, mode } = target as LocalTarget
+    return betterSqlite3Driver({ path, readonly: mode === 'ro' })
   }
   const { libsqlDriver } = await import('./drivers/libsql.ts')
   return libsqlDriver({
     url: target.kind === 'remote' ? target.url : target.path,
+    readonly: target.kind === 'local' && target.mode === 'ro',
     authToken: options.authToken,
     syncUrl: options.syncUrl,
     syncIntervalSeconds: options.syncIntervalSeconds,
@@ -97,7 +166,7 @@ export async function connect(options: ConnectionOptions): Promise<StorageDriver
   if (options.syncUrl && driverName !== 'libsql') {
     throw new EngramError('INVALID_ARGUMENT', 'Embedded replicas (syncUrl) need driver: "libsql".')
   }
-  if (target.kind === 'local') prepareLocalFile(target.path)
+  if (target.kind === 'local') prepareLocalFile(target)
 
   try {
     return await openDriver(driverName, target, options)

@@ -1,5 +1,6 @@
 export type { ConnectionOptions, DriverName } from './connection.ts'
 export { DEFAULT_DATABASE_PATH } from './connection.ts'
+export type { EngramDatabase } from './database.ts'
 export type { DriverCapabilities, QueryResult, Row, SqlValue, Statement, StorageDriver } from './driver.ts'
 export { EngramError, type EngramErrorCode } from './errors.ts'
 export { openStore, openStoreWithDriver } from './open-store.ts'

@@ -1,10 +1,17 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import type { StorageDriver } from './driver.ts'
 import { EngramError } from './errors.ts'
 
-/** The repository's `drizzle/` folder: the one `drizzle-kit migrate` applies too. */
-export const DEFAULT_MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle', import.meta.url))
+/**
+ * The migrations shipped with this package: `dist/drizzle/` next to the built code (the build copies it),
+ * or, running from source in this repository, the top-level `drizzle/` folder that drizzle-kit writes.
+ */
+export const DEFAULT_MIGRATIONS_FOLDER = ['./drizzle', '../../../drizzle']
+  .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
+  .find((folder) => existsSync(join(folder, 'meta', '_journal.json'))) as string
 
 // drizzle-kit's own bookkeeping table, so `drizzle-kit migrate` and this migrator agree on what ran.
 export const MIGRATIONS_TABLE = '__drizzle_migrations'

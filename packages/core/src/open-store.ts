@@ -16,7 +16,10 @@ async function setBusyTimeout(driver: StorageDriver, settings: ResolvedStoreSett
 // Changes the file: only after assertEngramDatabase found it is ours.
 async function applyFilePragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
   if (!driver.capabilities.localFile) return
-  await driver.execute({ sql: `PRAGMA journal_mode = ${settings.journalMode}` })
+  // Set only when it differs: changing it writes to the file, which a read-only connection cannot.
+  const { rows } = await driver.execute<{ journal_mode: string }>({ sql: 'PRAGMA journal_mode' })
+  if (rows[0]?.journal_mode.toUpperCase() !== settings.journalMode)
+    await driver.execute({ sql: `PRAGMA journal_mode = ${settings.journalMode}` })
   await driver.execute({ sql: `PRAGMA synchronous = ${settings.synchronous}` })
 }
 

@@ -52,5 +52,5 @@ export type ResolvedStoreSettings = z.output<typeof settingsSchema>
  * PRAGMAs only through this.
  */
 export function resolveStoreSettings(options: StoreOptions): ResolvedStoreSettings {
-  return parse(settingsSchema, options ?? {}, 'Opening the store', 'INVALID_CONFIG')
+  return parse(settingsSchema, options ?? {}, 'Opening the store', { code: 'INVALID_CONFIG' })
 }

@@ -26,7 +26,7 @@ export const wholeNumber = (min = 0) =>
 /** Milliseconds since the epoch: a finite number (NaN and strings are refused, not silently matched). */
 export const epochMs = z.number({ error: 'must be a number of milliseconds since the epoch' }).finite()
 
-const describe = (issue: z.core.$ZodIssue, value: unknown): string => {
+const describe = (issue: z.core.$ZodIssue, value: unknown, field: string): string => {
   const path = issue.path.map(String).join('.')
   const got = issue.path.reduce<unknown>(
     (v, key) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[key] : undefined),
@@ -39,21 +39,22 @@ const describe = (issue: z.core.$ZodIssue, value: unknown): string => {
     shown = Object.prototype.toString.call(got)
   }
   if (shown.length > 80) shown = `${shown.slice(0, 77)}...`
-  return `${path || 'the value'} ${issue.message} (got ${shown})`
+  return `${path || field} ${issue.message} (got ${shown})`
 }
 
 /**
  * Parses `value` with `schema`, or throws an EngramError (`INVALID_ARGUMENT` unless `code` says otherwise)
- * naming the action, each wrong field with the value it had, and what it must be. Cost: one schema walk.
+ * naming the action, each wrong field (`field` names a bare value) with the value it had, and what it
+ * must be. Cost: one schema walk.
  */
 export function parse<S extends z.ZodType>(
   schema: S,
   value: unknown,
   action: string,
-  code: EngramErrorCode = 'INVALID_ARGUMENT',
+  { code = 'INVALID_ARGUMENT', field = 'the value' }: { code?: EngramErrorCode; field?: string } = {},
 ): z.output<S> {
   const result = schema.safeParse(value)
   if (result.success) return result.data
-  const problems = result.error.issues.map((issue) => describe(issue, value))
+  const problems = result.error.issues.map((issue) => describe(issue, value, field))
   throw new EngramError(code, `${action}: ${problems.join('; ')}.`, { cause: result.error })
 }

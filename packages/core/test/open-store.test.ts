@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { EngramError, openStore, openStoreWithDriver, type StorageDriver } from '../src/index.ts'
@@ -38,6 +39,24 @@ describe('openStore', () => {
   })
 
   for (const driver of driversUnderTest()) {
+    it(`refuses a directory and a path under a plain file (${driver})`, async () => {
+      const refuse = async (url: string) => {
+        const error = await openStore({ url, driver }).catch((e) => e)
+        expect(error).toBeInstanceOf(EngramError)
+        expect(error.code).toBe('DATABASE_PATH')
+      }
+      await refuse(dir)
+      const notADir = join(dir, `plain-file-${driver}`)
+      writeFileSync(notADir, 'x')
+      await refuse(join(notADir, 'engram.db'))
+    })
+
+    it(`creates the folder of a new database file (${driver})`, async () => {
+      const store = await openStore({ url: join(dir, `nested-${driver}`, 'deeper', 'engram.db'), driver })
+      expect(await store.listSessions()).toEqual([])
+      await store.close()
+    })
+
     it(`keeps a :memory: database for the life of the store (${driver})`, async () => {
       const store = await openStore({ url: ':memory:', driver })
       const s = await store.createSession({ source: 'cli' })
@@ -70,6 +89,8 @@ describe('openStore', () => {
       [{ journalMode: 'WAL; DROP TABLE sessions' as never }, /journalMode must be one of WAL/],
       [{ synchronous: 'sometimes' as never }, /synchronous must be one of/],
       [{ retry: { attempts: 0 } }, /retry.attempts/],
+      [{ driver: 'sqlite3' as never }, /driver must be one of better-sqlite3, libsql \(got "sqlite3"\)/],
+      [{ busyTimeout: Number.NaN }, /busyTimeout/],
     ]
     for (const [options, message] of cases) {
       const error = await openStore({ url: path, ...options }).catch((e) => e)

@@ -1,11 +1,15 @@
 import { createClient, type InStatement, type InValue, type ResultSet } from '@libsql/client'
 import Database from 'libsql'
 import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
+import { finalizingStatements } from './libsql-statements.ts'
+import { completeText } from './libsql-text.ts'
 import { type SyncConnection, syncSqliteDriver } from './sync-sqlite.ts'
 
 export interface LibsqlDriverOptions {
   /** A local file path or `:memory:`, or a remote url: `libsql://`, `http(s)://`, `ws(s)://`. */
   url: string
+  /** Opens an existing local file read-only: every write fails with SQLITE_READONLY. */
+  readonly?: boolean
   authToken?: string
   /** With a local file: the remote database this embedded replica syncs from. */
   syncUrl?: string
@@ -49,12 +53,32 @@ export function libsqlDriver(options: LibsqlDriverOptions): StorageDriver {
     authToken: options.authToken,
     syncPeriod: options.syncIntervalSeconds,
   }
+  // The binding has no read-only option but reads SQLite urls, whose path is percent-encoded.
+  const local = options.readonly ? `file:${path.replace(/[%?#]/g, encodeURIComponent)}?mode=ro` : path
   const db = options.syncUrl
     ? new Database(path, replica as ConstructorParameters<typeof Database>[1])
-    : new Database(path)
-  return syncSqliteDriver('libsql', db as unknown as SyncConnection, {
+    : new Database(local)
+  const statements = finalizingStatements(completeText(db as unknown as SyncConnection))
+  const driver = syncSqliteDriver('libsql', statements.connection, {
     // An embedded replica manages its own file (libSQL syncs its WAL), so the store leaves its pragmas alone.
     localFile: path !== ':memory:' && options.syncUrl === undefined,
     remote: options.syncUrl !== undefined,
   })
+  const settlingErrors = async <T>(operation: () => Promise<T>): Promise<T> => {
+    try {
+      return await operation()
+    } catch (error) {
+      await statements.settle()
+      throw error
+    }
+  }
+  return {
+    ...driver,
+    execute: (statement) => settlingErrors(() => driver.execute(statement)),
+    batch: (batch) => settlingErrors(() => driver.batch(batch)),
+    close: async () => {
+      await driver.close()
+      await statements.settle()
+    },
+  }
 }

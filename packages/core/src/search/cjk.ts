@@ -118,11 +118,6 @@ export function charClass(cp: number): 0 | 1 | 2 {
   return astralClass(cp) as 0 | 1 | 2
 }
 
-/** Is the code point a CJK character that the index makes a token of its own? */
-export function isCjkCodePoint(cp: number): boolean {
-  return charClass(cp) === CJK
-}
-
 /** A cheap pre-filter: any code unit of the Hangul / CJK / kana blocks or a surrogate pair. */
 const MAYBE_CJK =
   /[\u1100-\u11ff\u2e80-\u2fdf\u3005-\u303b\u3040-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe45\ufe46\uff66-\uffdc\ud800-\udbff]/

@@ -26,11 +26,11 @@ import {
   KOREAN_SUFFIXES,
 } from './stopwords.ts'
 
-export const MAX_QUERY_CHARS = 2048
+const MAX_QUERY_CHARS = 2048
 export const MAX_QUERY_TERMS = 32
-export const MAX_TERM_CHARS = 256
+const MAX_TERM_CHARS = 256
 
-export type SearchTermKind = 'word' | 'prefix' | 'identifier' | 'phrase' | 'cjk' | 'mixed'
+type SearchTermKind = 'word' | 'prefix' | 'identifier' | 'phrase' | 'cjk' | 'mixed'
 
 export interface SearchTerm {
   /** The term's text (sanitised, CJK not yet spaced). */

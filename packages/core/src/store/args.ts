@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { epochMs, identifier, text, wholeNumber } from '../validation.ts'
+import { epochMs, identifier, parse, text, wholeNumber } from '../validation.ts'
 
 /**
  * The schemas of the Store's arguments: every public method parses its input here before any SQL runs,
@@ -14,7 +14,11 @@ const optionalText = text.nullish()
 const optionalId = identifier.nullish()
 const oneOrMany = <T extends z.ZodType>(schema: T) => z.union([schema, z.array(schema)])
 
-export const sessionId = identifier
+const sessionId = identifier
+
+/** The session id argument of a Store method, checked (INVALID_ARGUMENT naming the action). */
+export const checkSessionId = (id: unknown, action: string): string =>
+  parse(sessionId, id, action, { field: 'the session id' })
 
 export const newSession = z.object({
   source: identifier,
@@ -39,7 +43,7 @@ export const listSessions = z.object({
   ...paging(50),
 })
 
-export const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const
+const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const
 
 export const searchOptions = z.object({
   sessionId: identifier.optional(),

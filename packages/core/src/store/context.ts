@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { drizzleOver, type EngramDatabase } from '../database.ts'
 import type { QueryResult, Row, Statement, StorageDriver } from '../driver.ts'
 import { EngramError, isBusyError, toEngramError } from '../errors.ts'
 
@@ -26,12 +27,17 @@ export class StoreContext {
   private closing: Promise<void> | null = null
   private readonly inFlight = new Set<Promise<unknown>>()
 
+  /** The typed drizzle database over the same connection, for the store's non-hot queries and `store.db`. */
+  readonly db: EngramDatabase
+
   constructor(
     readonly driver: StorageDriver,
     private readonly retry: RetryPolicy,
     /** The store's busy_timeout (ms), restored after a statement that must not wait for a lock. */
     private readonly busyTimeout: number,
-  ) {}
+  ) {
+    this.db = drizzleOver(driver)
+  }
 
   /** Runs one public operation; refused once close() has been called, awaited by close(). */
   operation<T>(work: () => Promise<T>): Promise<T> {
@@ -51,6 +57,16 @@ export class StoreContext {
   /** Runs a query that only reads. */
   async read<R = Row>(statement: Statement, action: string): Promise<R[]> {
     return (await this.run<R>(statement, action)).rows
+  }
+
+  /** Runs a drizzle query; its driver errors become EngramErrors like every other statement's. */
+  async query<T>(action: string, build: (db: EngramDatabase) => Promise<T>): Promise<T> {
+    try {
+      return await build(this.db)
+    } catch (error) {
+      // drizzle wraps the driver's error in a DrizzleQueryError whose cause is the driver's own error.
+      throw toEngramError(error instanceof Error && error.cause ? error.cause : error, action)
+    }
   }
 
   /**

@@ -1,3 +1,4 @@
+import { eq, getTableColumns } from 'drizzle-orm'
 import type { QueryResult, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { episodes } from '../schema/episodes.ts'
@@ -53,15 +54,13 @@ export async function addEpisode(ctx: StoreContext, input: NewEpisode): Promise<
   return episode
 }
 
+const { searchText: _, ...episodeColumns } = getTableColumns(episodes)
+
 export async function getEpisodes(ctx: StoreContext, sessionId: string): Promise<Episode[]> {
-  const rows = await ctx.read<SqlRow>(
-    {
-      sql: `SELECT ${EPISODE_COLUMNS} FROM episodes WHERE session_id = ? ORDER BY id`,
-      params: [parse(args.sessionId, sessionId, 'Reading episodes')],
-    },
-    'Reading episodes',
+  const id = args.checkSessionId(sessionId, 'Reading episodes')
+  return ctx.query('Reading episodes', (db) =>
+    db.select(episodeColumns).from(episodes).where(eq(episodes.sessionId, id)).orderBy(episodes.id),
   )
-  return rows.map(decodeEpisode)
 }
 
 // Which episodes go first: low importance, then long unused (never hit counts from creation).

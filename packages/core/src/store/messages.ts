@@ -22,7 +22,7 @@ import {
   type MessageRow,
   type StoredMessageRow,
 } from './message-codec.ts'
-import { END_SESSION, getSession, sessionNotFound } from './sessions.ts'
+import { endSessionStatement, getSession, sessionNotFound } from './sessions.ts'
 
 const MESSAGE_PLACEHOLDERS = MESSAGE_COLUMNS.split(',')
   .map(() => '?')
@@ -50,7 +50,7 @@ export async function appendMessages(
   sessionId: string,
   messages: readonly MessageInput[],
 ): Promise<StoredMessage[]> {
-  const id = parse(args.sessionId, sessionId, 'Appending a message')
+  const id = args.checkSessionId(sessionId, 'Appending a message')
   if (!Array.isArray(messages))
     throw new EngramError('INVALID_ARGUMENT', 'appendMessages takes an array of messages.')
   if (messages.length === 0) return []
@@ -68,7 +68,7 @@ export async function getMessages(ctx: StoreContext, sessionId: string): Promise
   const rows = await ctx.read<MessageRow>(
     {
       sql: 'SELECT id, role, content, content_parts, tool_calls, tool_call_id, name FROM messages WHERE session_id = ? ORDER BY id',
-      params: [parse(args.sessionId, sessionId, 'Reading messages')],
+      params: [args.checkSessionId(sessionId, 'Reading messages')],
     },
     'Reading messages',
   )
@@ -80,7 +80,7 @@ export async function getStoredMessages(ctx: StoreContext, sessionId: string): P
     {
       sql: `SELECT id, session_id, role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count
         FROM messages WHERE session_id = ? ORDER BY id`,
-      params: [parse(args.sessionId, sessionId, 'Reading messages')],
+      params: [args.checkSessionId(sessionId, 'Reading messages')],
     },
     'Reading messages',
   )
@@ -93,7 +93,7 @@ export async function continueSession(
   input: ContinueSessionInput,
 ): Promise<ContinuedSession> {
   const action = 'Continuing a session'
-  const parent = parse(args.sessionId, parentId, action)
+  const parent = args.checkSessionId(parentId, action)
   const { endReason, messages, episode: episodeInput } = parse(args.continueSession, input, action)
   const childId = randomUUID()
   const now = Date.now()
@@ -101,7 +101,7 @@ export async function continueSession(
   const episode = episodeInput ? insertEpisode({ ...episodeInput, sessionId: parent }) : null
   const results = await ctx.write(
     [
-      { sql: END_SESSION, params: [now, endReason, parent] },
+      endSessionStatement(ctx, parent, endReason, now),
       {
         sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at)
           SELECT ?, source, user_id, model, title, system_prompt, id, ? FROM sessions WHERE id = ?`,

@@ -2,7 +2,8 @@ import type { z } from 'zod'
 import type { SqlValue, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
-import { joinTerms, parseSearchQuery } from '../search/query.ts'
+import { joinTerms, parseSearchQuery, type SearchTerm } from '../search/query.ts'
+import { EXCERPT_CHARS, excerptSnippet, SNIPPET_MARKS } from '../search/snippet.ts'
 import type { Page, Role, SearchHit, SearchOptions } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
@@ -12,6 +13,9 @@ import { countEpisodeHits } from './episodes.ts'
 import { messageTiers } from './message-tiers.ts'
 
 const SNIPPET_TOKENS = 32
+// FTS5's snippet() scores every match against every other (quadratic: 6 ms for a 16 KB row, minutes for
+// 10 MB), so only rows of up to this many bytes get it; longer rows get an excerpt snippet (linear).
+const FTS5_SNIPPET_MAX_BYTES = 1024
 
 interface HitRow {
   session_id: string
@@ -19,7 +23,10 @@ interface HitRow {
   role: Role | 'episode'
   timestamp: number
   source: string
-  snippet: string
+  /** FTS5's snippet, for a short row. */
+  snippet: string | null
+  /** The start of a long row, for an excerpt snippet. */
+  excerpt: string | null
   score: number
 }
 
@@ -81,9 +88,18 @@ export function hitQuery(
   const keyset = sort === 'relevance' ? undefined : keysetFilter(kind, time, sort, after)
   if (keyset) filters.add(keyset.where, ...keyset.params)
   const order = ORDER[sort]
+  // The indexed text, as the FTS table's content view defines it. octet_length() of a bare column reads
+  // the record header only, where length() of an expression would load megabytes.
+  const text = kind === 'message' ? 't.content' : 't.summary'
+  const body = `coalesce(t.search_text, ${text}, '')`
+  const bytes = `CASE WHEN t.search_text IS NULL THEN octet_length(${text}) ELSE octet_length(t.search_text) END`
+  const short = `coalesce(${bytes}, 0) <= ${FTS5_SNIPPET_MAX_BYTES}`
+  const { open, close, ellipsis } = SNIPPET_MARKS
   return {
     sql: `SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role, ${time} AS timestamp,
-        s.source, snippet(${fts}, 0, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet, -rank AS score
+        s.source, -rank AS score,
+        CASE WHEN ${short} THEN snippet(${fts}, 0, '${open}', '${close}', '${ellipsis}', ${SNIPPET_TOKENS}) END AS snippet,
+        CASE WHEN NOT ${short} THEN substr(${body}, 1, ${EXCERPT_CHARS}) END AS excerpt
       FROM ${fts} JOIN ${table} t ON t.id = ${fts}.rowid JOIN sessions s ON s.id = t.session_id
       WHERE ${fts} MATCH ? ${filters.where.map((w) => `AND ${w}`).join(' ')}
       ORDER BY ${order} LIMIT ?`,
@@ -91,12 +107,13 @@ export function hitQuery(
   }
 }
 
-function toHit(kind: 'message' | 'episode', row: HitRow): SearchHit {
+function toHit(kind: 'message' | 'episode', row: HitRow, terms: readonly SearchTerm[]): SearchHit {
+  const snippet = row.excerpt === null ? row.snippet : excerptSnippet(row.excerpt, terms, SNIPPET_TOKENS)
   const hit: SearchHit = {
     kind,
     sessionId: row.session_id,
     role: row.role,
-    snippet: stripIndexMarks(row.snippet),
+    snippet: stripIndexMarks(snippet ?? ''),
     score: row.score,
     timestamp: row.timestamp,
     source: row.source,
@@ -157,8 +174,8 @@ async function findHits(
     if (messageRows.length >= take) break
   }
   const hits = [
-    ...episodeRows.map((row) => toHit('episode', row)),
-    ...messageRows.map((row) => toHit('message', row)),
+    ...episodeRows.map((row) => toHit('episode', row, terms)),
+    ...messageRows.map((row) => toHit('message', row, terms)),
   ].slice(offset, take)
   await countEpisodeHits(
     ctx,

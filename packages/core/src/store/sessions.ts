@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto'
+import { and, desc, eq, getTableColumns, isNull, sql } from 'drizzle-orm'
+import { statementOf } from '../database.ts'
 import type { QueryResult } from '../driver.ts'
 import { EngramError, sqliteCode } from '../errors.ts'
+import { sessions } from '../schema/sessions.ts'
 import type { ListSessionsOptions, NewSession, Page, Session } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
@@ -16,8 +19,13 @@ export const sessionNotFound = (id: string) =>
   )
 
 /** Ends a session unless it has ended already (the first reason wins). */
-export const END_SESSION =
-  'UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL'
+export const endSessionStatement = (ctx: StoreContext, id: string, endReason: string, now: number) =>
+  statementOf(
+    ctx.db
+      .update(sessions)
+      .set({ endedAt: now, endReason })
+      .where(and(eq(sessions.id, id), isNull(sessions.endedAt))),
+  )
 
 export async function createSession(ctx: StoreContext, input: NewSession): Promise<Session> {
   const session = parse(args.newSession, input, 'Creating a session')
@@ -70,70 +78,65 @@ export async function createSession(ctx: StoreContext, input: NewSession): Promi
 }
 
 export async function getSession(ctx: StoreContext, id: string): Promise<Session | null> {
-  const rows = await ctx.read<SessionRow>(
-    { sql: `${SESSION_SELECT} WHERE s.id = ?`, params: [parse(args.sessionId, id, 'Reading a session')] },
-    'Reading a session',
+  const sessionId = args.checkSessionId(id, 'Reading a session')
+  const [session] = await ctx.query('Reading a session', (db) =>
+    db.select().from(sessions).where(eq(sessions.id, sessionId)),
   )
-  return rows[0] ? decodeSession(rows[0]) : null
+  return session ?? null
 }
+
+// The rowid breaks ties between sessions started in the same millisecond, in insertion order.
+const rowid = sql<number>`${sessions}.rowid`
 
 export async function listSessions(
   ctx: StoreContext,
   options: ListSessionsOptions = {},
 ): Promise<Page<Session>> {
-  const { source, userId, limit, offset, cursor } = parse(args.listSessions, options, 'Listing sessions')
-  const where: string[] = []
-  const params: (string | number)[] = []
-  if (source !== undefined) {
-    where.push('s.source = ?')
-    params.push(source)
-  }
-  if (userId !== undefined) {
-    where.push('s.user_id = ?')
-    params.push(userId)
-  }
-  if (cursor !== undefined) {
-    const [startedAt, rowid] = decodeCursor(cursor, 2, offset, 'Listing sessions') as [number, number]
-    where.push('(s.started_at, s.rowid) < (?, ?)')
-    params.push(startedAt, rowid)
-  }
-  params.push(limit, offset)
-  const rows = await ctx.read<SessionRow & { row_id: number; started_at: number }>(
-    {
-      sql: `${SESSION_SELECT.replace('SELECT ', 'SELECT s.rowid AS row_id, ')} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY s.started_at DESC, s.rowid DESC LIMIT ? OFFSET ?`,
-      params,
-    },
-    'Listing sessions',
+  const action = 'Listing sessions'
+  const { source, userId, limit, offset, cursor } = parse(args.listSessions, options, action)
+  const after =
+    cursor === undefined ? undefined : (decodeCursor(cursor, 2, offset, action) as [number, number])
+  const rows = await ctx.query(action, (db) =>
+    db
+      .select({ ...getTableColumns(sessions), rowid })
+      .from(sessions)
+      .where(
+        and(
+          source === undefined ? undefined : eq(sessions.source, source),
+          userId === undefined ? undefined : eq(sessions.userId, userId),
+          after === undefined
+            ? undefined
+            : sql`(${sessions.startedAt}, ${rowid}) < (${after[0]}, ${after[1]})`,
+        ),
+      )
+      .orderBy(desc(sessions.startedAt), desc(rowid))
+      .limit(limit)
+      .offset(offset),
   )
   const last = rows.at(-1)
   return {
-    items: rows.map(decodeSession),
-    nextCursor: last && rows.length === limit ? encodeCursor([last.started_at, last.row_id]) : null,
+    items: rows.map(({ rowid: _, ...session }) => session),
+    nextCursor: last && rows.length === limit ? encodeCursor([last.startedAt, last.rowid]) : null,
   }
 }
 
 export async function endSession(ctx: StoreContext, id: string, reason: string): Promise<void> {
-  parse(args.endReason, reason, 'Ending a session')
-  const [result] = await ctx.write(
-    [{ sql: END_SESSION, params: [Date.now(), reason, parse(args.sessionId, id, 'Ending a session')] }],
-    'Ending a session',
-  )
-  if (result?.changes === 0 && !(await getSession(ctx, id))) throw sessionNotFound(id)
+  const action = 'Ending a session'
+  const endReason = parse(args.endReason, reason, action, { field: 'the end reason' })
+  const sessionId = args.checkSessionId(id, action)
+  const [ended] = await ctx.write([endSessionStatement(ctx, sessionId, endReason, Date.now())], action)
+  if (ended?.changes === 0 && !(await getSession(ctx, sessionId))) throw sessionNotFound(sessionId)
 }
 
 export async function setSystemPrompt(ctx: StoreContext, id: string, prompt: string): Promise<void> {
   const action = 'Saving the system prompt'
-  const [result] = await ctx.write(
-    [
-      {
-        sql: 'UPDATE sessions SET system_prompt = ? WHERE id = ?',
-        params: [parse(args.systemPrompt, prompt, action), parse(args.sessionId, id, action)],
-      },
-    ],
+  const systemPrompt = parse(args.systemPrompt, prompt, action, { field: 'the system prompt' })
+  const sessionId = args.checkSessionId(id, action)
+  const [updated] = await ctx.write(
+    [statementOf(ctx.db.update(sessions).set({ systemPrompt }).where(eq(sessions.id, sessionId)))],
     action,
   )
-  if (result?.changes === 0) throw sessionNotFound(id)
+  if (updated?.changes === 0) throw sessionNotFound(sessionId)
 }
 
 export async function getLineage(ctx: StoreContext, id: string): Promise<Session[]> {
@@ -148,7 +151,7 @@ export async function getLineage(ctx: StoreContext, id: string): Promise<Session
           WHERE c.depth < 10000
         )
         ${SESSION_SELECT} JOIN chain ON chain.id = s.id ORDER BY chain.depth DESC`,
-      params: [parse(args.sessionId, id, 'Reading the session lineage')],
+      params: [args.checkSessionId(id, 'Reading the session lineage')],
     },
     'Reading the session lineage',
   )
@@ -167,7 +170,7 @@ export async function resolveTip(ctx: StoreContext, id: string): Promise<string>
           FROM tip WHERE tip.id IS NOT NULL AND depth < 10000
         )
         SELECT id FROM tip WHERE id IS NOT NULL ORDER BY depth DESC LIMIT 1`,
-      params: [parse(args.sessionId, id, 'Resolving the session tip')],
+      params: [args.checkSessionId(id, 'Resolving the session tip')],
     },
     'Resolving the session tip',
   )
@@ -178,7 +181,7 @@ export async function resolveTip(ctx: StoreContext, id: string): Promise<string>
 export async function deleteSession(ctx: StoreContext, id: string): Promise<void> {
   const action = 'Deleting a session'
   const results = await ctx.write(
-    deleteSessionsStatements('SELECT ?', [parse(args.sessionId, id, action)]),
+    deleteSessionsStatements('SELECT ?', [args.checkSessionId(id, action)]),
     action,
   )
   if (results.at(-1)?.changes === 0) throw sessionNotFound(id)

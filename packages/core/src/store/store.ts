@@ -1,3 +1,4 @@
+import type { EngramDatabase } from '../database.ts'
 import type {
   ChatMessage,
   ContinuedSession,
@@ -35,6 +36,16 @@ import { readUsage, usageStatements } from './usage.ts'
  */
 export class Store {
   constructor(private readonly ctx: StoreContext) {}
+
+  /**
+   * A typed drizzle database over the store's own connection and tables (`@engram/core/schema`), for
+   * queries of your own: `store.db.select().from(sessions)...`. Each query is one statement on the
+   * store's connection (reads see the store's writes); write through the Store's methods, which keep the
+   * search index, counters and validation right. Closed with the store.
+   */
+  get db(): EngramDatabase {
+    return this.ctx.db
+  }
 
   /** The driver's name (`better-sqlite3`, `libsql`, or a custom driver's). */
   get driverName(): string {

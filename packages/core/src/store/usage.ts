@@ -1,4 +1,6 @@
+import { count, eq, sum } from 'drizzle-orm'
 import type { Statement } from '../driver.ts'
+import { modelCalls } from '../schema/model-calls.ts'
 import type { UsageRecord, UsageReport, UsageTotals } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
@@ -7,7 +9,7 @@ import type { StoreContext } from './context.ts'
 /** The model_calls row and the session's running totals, written together. */
 export function usageStatements(sessionId: string, input: UsageRecord): Statement[] {
   const action = 'Recording model usage'
-  const id = parse(args.sessionId, sessionId, action)
+  const id = args.checkSessionId(sessionId, action)
   const record = parse(args.usageRecord, input, action)
   return [
     {
@@ -36,16 +38,19 @@ export function usageStatements(sessionId: string, input: UsageRecord): Statemen
   ]
 }
 
-interface UsageRow {
-  purpose: string
-  model: string
-  calls: number
-  input_tokens: number
-  output_tokens: number
-  cache_read_tokens: number
-  cache_write_tokens: number
-  cost_usd: number
+/** One (purpose, model) group of model calls, summed: the drizzle select readUsage runs. */
+const usageGroup = {
+  purpose: modelCalls.purpose,
+  model: modelCalls.model,
+  calls: count(),
+  inputTokens: sum(modelCalls.inputTokens).mapWith(Number),
+  outputTokens: sum(modelCalls.outputTokens).mapWith(Number),
+  cacheReadTokens: sum(modelCalls.cacheReadTokens).mapWith(Number),
+  cacheWriteTokens: sum(modelCalls.cacheWriteTokens).mapWith(Number),
+  costUsd: sum(modelCalls.costUsd).mapWith(Number),
 }
+
+type UsageRow = UsageTotals & { purpose: string; model: string }
 
 const emptyTotals = (): UsageTotals => ({
   calls: 0,
@@ -58,24 +63,22 @@ const emptyTotals = (): UsageTotals => ({
 
 function add(totals: UsageTotals, row: UsageRow): void {
   totals.calls += row.calls
-  totals.inputTokens += row.input_tokens
-  totals.outputTokens += row.output_tokens
-  totals.cacheReadTokens += row.cache_read_tokens
-  totals.cacheWriteTokens += row.cache_write_tokens
-  totals.costUsd += row.cost_usd
+  totals.inputTokens += row.inputTokens
+  totals.outputTokens += row.outputTokens
+  totals.cacheReadTokens += row.cacheReadTokens
+  totals.cacheWriteTokens += row.cacheWriteTokens
+  totals.costUsd += row.costUsd
 }
 
 /** Token and cost totals, overall and by purpose and model, for one session or the whole store. */
 export async function readUsage(ctx: StoreContext, sessionId?: string): Promise<UsageReport> {
-  if (sessionId !== undefined) parse(args.sessionId, sessionId, 'Reading usage')
-  const rows = await ctx.read<UsageRow>(
-    {
-      sql: `SELECT purpose, model, count(*) AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
-          sum(cache_read_tokens) AS cache_read_tokens, sum(cache_write_tokens) AS cache_write_tokens, sum(cost_usd) AS cost_usd
-        FROM model_calls ${sessionId === undefined ? '' : 'WHERE session_id = ?'} GROUP BY purpose, model`,
-      params: sessionId === undefined ? [] : [sessionId],
-    },
-    'Reading usage',
+  if (sessionId !== undefined) args.checkSessionId(sessionId, 'Reading usage')
+  const rows: UsageRow[] = await ctx.query('Reading usage', (db) =>
+    db
+      .select(usageGroup)
+      .from(modelCalls)
+      .where(sessionId === undefined ? undefined : eq(modelCalls.sessionId, sessionId))
+      .groupBy(modelCalls.purpose, modelCalls.model),
   )
   const report: UsageReport = { total: emptyTotals(), byPurpose: {}, byModel: {} }
   for (const row of rows) {

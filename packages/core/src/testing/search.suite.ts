@@ -1,16 +1,18 @@
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type DriverName, openStore, type Store } from '../../src/index.ts'
-import { COMMON_TERM_MESSAGES } from '../../src/store/message-tiers.ts'
-import { tempDbPath, tempDir } from '../helpers.ts'
+import { toMatchQuery } from '../search/query.ts'
+import { COMMON_TERM_MESSAGES } from '../store/message-tiers.ts'
+import type { Store } from '../store/store.ts'
+import type { Harness } from './harness.ts'
 
-/** store.search on a real database, run once per driver. */
-export function searchConformanceSuite(driver: DriverName): void {
-  const dir = tempDir(`engram-search-${driver}-`)
+/** store.search on a real database: ranking, filters, user scoping, CJK, episodes, megabyte rows. */
+export function searchSuite(h: Harness): void {
+  const driver = h.name
   let store: Store
   const ids = { alice: '', bob: '', cron: '' }
 
   beforeAll(async () => {
-    store = await openStore({ url: tempDbPath(dir), driver })
+    store = await h.open()
     const alice = await store.createSession({ source: 'cli', userId: 'alice' })
     const bob = await store.createSession({ source: 'telegram', userId: 'bob' })
     const cron = await store.createSession({ source: 'cron', userId: 'alice' })
@@ -221,6 +223,77 @@ export function searchConformanceSuite(driver: DriverName): void {
       await store.pruneEpisodes({ maxTokens: 20 + 200 })
       left = (await store.getEpisodes(s.id)).map((e) => e.id)
       expect(left).toEqual([midUsed.id, high.id])
+    })
+  })
+
+  describe('messages of megabytes', () => {
+    const MB = 1024 * 1024
+    const filler = 'lorem ipsum dolor 数据库 '
+    const big = (bytes: number, tag: string) => `${tag} ${filler.repeat(Math.ceil(bytes / filler.length))}`
+    const path = h.path()
+    let large: Store
+
+    beforeAll(async () => {
+      large = await h.open(path)
+      const s = await large.createSession({ source: 'cli', userId: 'dora' })
+      await large.appendMessages(s.id, [
+        { role: 'user', content: 'the normal question about lorem and the ops rota' },
+        { role: 'assistant', content: 'a normal answer: the ops rota is on the wiki' },
+      ])
+      for (const [bytes, tag] of [
+        [1 * MB, 'one'],
+        [3 * MB, 'three'],
+        [10 * MB, 'ten'],
+      ] as const) {
+        await large.appendMessage(s.id, { role: 'tool', tool_call_id: tag, content: big(bytes, tag) })
+      }
+    }, 120_000)
+    afterAll(() => large.close())
+
+    const timed = async (query: string) => {
+      const start = performance.now()
+      const hits = await large.search(query)
+      return { hits, ms: performance.now() - start }
+    }
+    // What finding and ranking the same rows costs in SQLite alone, without snippets: the floor.
+    const rankOnly = (query: string) => {
+      const db = new Database(path, { readonly: true })
+      try {
+        const statement = db.prepare(
+          'SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT 10',
+        )
+        const start = performance.now()
+        statement.all(toMatchQuery(query))
+        return performance.now() - start
+      } finally {
+        db.close()
+      }
+    }
+
+    it('answers searches matching them about as fast as a normal search, with highlighted snippets', async () => {
+      const normal = (await Promise.all([1, 2, 3].map(() => timed('rota')))).map((r) => r.ms)
+      const floor = Math.min(...normal)
+      for (const query of ['lorem', 'ipsum dolor', '数据库', 'ten']) {
+        const { hits, ms } = await timed(query)
+        const ranking = rankOnly(query)
+        console.log(
+          `[bench ${driver}] search "${query}" over 1+3+10 MB messages: ${ms.toFixed(1)} ms = ${(ms / ranking).toFixed(1)}× ranking them alone (${ranking.toFixed(1)} ms), ${(ms / floor).toFixed(0)}× a search of short messages (${floor.toFixed(2)} ms)`,
+        )
+        expect(hits.length, query).toBeGreaterThan(0)
+        expect(ms, query).toBeLessThan(1000)
+        for (const hit of hits) {
+          expect(hit.snippet.length, query).toBeLessThan(500)
+          expect(hit.snippet, query).not.toContain('\u200b')
+        }
+        const highlighted = query === 'ipsum dolor' ? '«ipsum» «dolor»' : `«${query}»`
+        expect(hits[0]?.snippet, query).toContain(highlighted)
+      }
+      expect((await large.search('lorem')).map((h) => h.role)).toContain('tool')
+    })
+
+    it('snippets a long row around its first match, ending in an ellipsis', async () => {
+      const [hit] = await large.search('three')
+      expect(hit?.snippet).toMatch(/^«three» lorem ipsum dolor 数据库 lorem ipsum .*…$/)
     })
   })
 }

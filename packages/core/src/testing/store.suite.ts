@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import fc from 'fast-check'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { ENGRAM_APPLICATION_ID } from '../../src/database-identity.ts'
-import { betterSqlite3Driver } from '../../src/drivers/better-sqlite3.ts'
-import { type DriverName, EngramError, openStore, type Store, type ToolCall } from '../../src/index.ts'
-import { DEFAULT_MIGRATIONS_FOLDER, migrate } from '../../src/migrator.ts'
-import { tempDbPath, tempDir } from '../helpers.ts'
+import { ENGRAM_APPLICATION_ID } from '../database-identity.ts'
+import { DEFAULT_MIGRATIONS_FOLDER, migrate } from '../migrator.ts'
+import type { Store } from '../store/store.ts'
+import type { ToolCall } from '../types.ts'
+import { expectCode, type Harness, holdWriteLock } from './harness.ts'
 
 const MIGRATION_COUNT: number = JSON.parse(
   readFileSync(join(DEFAULT_MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8'),
@@ -19,26 +20,14 @@ const toolCall = (id: string, name: string, args: object): ToolCall => ({
   function: { name, arguments: JSON.stringify(args) },
 })
 
-async function expectCode(promise: Promise<unknown>, code: string): Promise<EngramError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(EngramError)
-  expect((error as EngramError).code).toBe(code)
-  return error as EngramError
-}
-
-/** The store contract, run once per driver; only the way a store is opened differs. */
-export function storeConformanceSuite(driver: DriverName): void {
-  const dir = tempDir(`engram-${driver}-`)
-  const open = (url = tempDbPath(dir), extra: Parameters<typeof openStore>[0] = {}) =>
-    openStore({ url, driver, ...extra })
+/** The store contract: sessions, messages, usage, migrations, maintenance, foreign files. */
+export function storeSuite(h: Harness): void {
+  const { dir, name: driver, open } = h
   const raw = (path: string) => new Database(path)
 
   describe('migrations', () => {
     it('migrates a fresh database and creates the FTS triggers', async () => {
-      const path = tempDbPath(dir)
+      const path = h.path()
       const store = await open(path)
       await store.close()
       const db = raw(path)
@@ -65,7 +54,7 @@ export function storeConformanceSuite(driver: DriverName): void {
     })
 
     it('is a no-op the second time', async () => {
-      const path = tempDbPath(dir)
+      const path = h.path()
       await (await open(path)).close()
       const schemaVersion = () => {
         const db = raw(path)
@@ -92,8 +81,8 @@ export function storeConformanceSuite(driver: DriverName): void {
       writeFileSync(journalPath, JSON.stringify(journal))
 
       // The database as the first release left it: its schema, and rows written by its code.
-      const path = tempDbPath(dir)
-      const oldDriver = betterSqlite3Driver({ path })
+      const path = h.path()
+      const oldDriver = await h.driver(path, { readOnly: false })
       await migrate(oldDriver, oldFolder)
       await oldDriver.batch([
         { sql: "INSERT INTO sessions (id, source, model, started_at) VALUES ('old-1', 'cli', 'm', 1)" },
@@ -121,7 +110,7 @@ export function storeConformanceSuite(driver: DriverName): void {
     })
 
     it('refuses a database whose schema is newer than the code', async () => {
-      const path = tempDbPath(dir)
+      const path = h.path()
       await (await open(path)).close()
       const db = raw(path)
       db.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run(
@@ -461,22 +450,12 @@ export function storeConformanceSuite(driver: DriverName): void {
   })
 
   describe('opening', () => {
-    it('refuses a directory, an unwritable path and a file that is not a database', async () => {
-      await expectCode(open(dir), 'DATABASE_PATH')
-      const notADir = join(dir, `plain-file-${driver}`)
-      writeFileSync(notADir, 'x')
-      await expectCode(open(join(notADir, 'engram.db')), 'DATABASE_PATH')
+    it('refuses a file that is not a database and leaves it as it was', async () => {
       const garbage = join(dir, `garbage-${driver}.db`)
       writeFileSync(garbage, Buffer.alloc(8192, 'this is not sqlite '))
       const error = await expectCode(open(garbage), 'NOT_A_DATABASE')
       expect(error.message).toMatch(/not an SQLite database/)
       expect(readFileSync(garbage).subarray(0, 19).toString()).toBe('this is not sqlite ')
-    })
-
-    it('creates the folder of a new database file', async () => {
-      const store = await open(join(dir, `nested-${driver}`, 'deeper', 'engram.db'))
-      expect(await store.listSessions()).toEqual([])
-      await store.close()
     })
 
     it('fails clearly once closed', async () => {
@@ -488,7 +467,7 @@ export function storeConformanceSuite(driver: DriverName): void {
 
   describe('maintenance', () => {
     it('finds a damaged search index and repairs it by rebuilding', async () => {
-      const path = tempDbPath(dir)
+      const path = h.path()
       const store = await open(path)
       const s = await store.createSession({ source: 'cli' })
       await store.appendMessage(s.id, { role: 'user', content: 'alpha bravo' })
@@ -560,7 +539,7 @@ export function storeConformanceSuite(driver: DriverName): void {
       }
     }
     const foreignFile = (setup: string) => {
-      const path = tempDbPath(dir)
+      const path = h.path()
       const db = raw(path)
       db.exec(setup)
       db.close()
@@ -599,7 +578,7 @@ export function storeConformanceSuite(driver: DriverName): void {
     })
 
     it('marks what it creates, and opens an empty file', async () => {
-      const path = tempDbPath(dir)
+      const path = h.path()
       writeFileSync(path, '')
       await (await open(path)).close()
       expect(applicationId(path)).toBe(ENGRAM_APPLICATION_ID)
@@ -609,7 +588,7 @@ export function storeConformanceSuite(driver: DriverName): void {
     })
 
     it('marks an Engram database made before the mark when it upgrades it', async () => {
-      const path = tempDbPath(dir)
+      const path = h.path()
       await (await open(path)).close()
       const db = raw(path)
       db.exec(
@@ -621,5 +600,136 @@ export function storeConformanceSuite(driver: DriverName): void {
       await store.close()
       expect(applicationId(path)).toBe(ENGRAM_APPLICATION_ID)
     })
+  })
+
+  describe('text comes back as it went in', () => {
+    // Any code point, NULs often; ill-formed UTF-16 (lone surrogates) is a question of its own.
+    const text = fc
+      .string({
+        unit: fc.oneof(fc.constant('\0'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })),
+        maxLength: 300,
+      })
+      .filter((t) => !/[\uD800-\uDFFF]/u.test(t))
+
+    it('keeps ids, prompts, titles, content and summaries byte for byte, NULs included', async () => {
+      const store = await open()
+      let n = 0
+      try {
+        await fc.assert(
+          fc.asyncProperty(text, text, text, async (a, b, c) => {
+            n += 1
+            const id = `${n}:${a}`
+            const userId = `u${b}`
+            await store.createSession({ id, source: `s${c}`, userId, title: b, systemPrompt: c })
+            expect(await store.getSession(id)).toMatchObject({
+              id,
+              userId,
+              title: b,
+              systemPrompt: c,
+              source: `s${c}`,
+            })
+            expect((await store.listSessions({ userId })).map((s) => s.id)).toContain(id)
+            await store.appendMessage(id, { role: 'user', content: a })
+            await store.setSystemPrompt(id, `${c}\0${a}`)
+            expect((await store.getMessages(id)).map((m) => m.content)).toEqual([a])
+            expect((await store.getSession(id))?.systemPrompt).toBe(`${c}\0${a}`)
+            const episode = await store.addEpisode({ sessionId: id, summary: `e${b}`, content: a })
+            expect(episode).toMatchObject({ sessionId: id, summary: `e${b}`, content: a })
+            expect((await store.getEpisodes(id)).map((e) => [e.summary, e.content])).toEqual([[`e${b}`, a]])
+          }),
+          { numRuns: 60 },
+        )
+        expect(n).toBeGreaterThanOrEqual(60)
+      } finally {
+        await store.close()
+      }
+    })
+  })
+
+  describe('after a busy error', () => {
+    it('every store operation works once another process has released its write lock', async () => {
+      const path = h.path()
+      const store = await open(path, { busyTimeout: 50, retry: { attempts: 1 } })
+      let release: (() => Promise<void>) | undefined
+      try {
+        const s = await store.createSession({ source: 'cli' })
+        await store.appendMessage(s.id, { role: 'user', content: 'before the lock' })
+        await store.addEpisode({ sessionId: s.id, summary: 'an episode before the lock' })
+        release = await holdWriteLock(path)
+        // Each of these stops on the lock, in autocommit statements and in transactions.
+        await expectCode(store.appendMessage(s.id, { role: 'user', content: 'during' }), 'DATABASE_BUSY')
+        await expectCode(store.createSession({ source: 'cli' }), 'DATABASE_BUSY')
+        await expectCode(store.rebuildSearchIndex(), 'DATABASE_BUSY')
+        await store.checkIntegrity().catch(() => undefined)
+        await release()
+
+        const t = await store.createSession({ source: 'cli', parentSessionId: s.id })
+        await store.appendMessages(t.id, [
+          { role: 'user', content: 'after the lock' },
+          { role: 'assistant', content: 'still writing' },
+        ])
+        await store.setSystemPrompt(t.id, 'prompt')
+        await store.recordUsage(t.id, { model: 'm', purpose: 'chat', inputTokens: 1, outputTokens: 2 })
+        await store.addEpisode({ sessionId: t.id, summary: 'an episode after the lock' })
+        await store.endSession(s.id, 'done')
+        const continued = await store.continueSession(t.id, {
+          endReason: 'compression',
+          messages: [{ role: 'user', content: 'next' }],
+        })
+        expect((await store.getMessages(t.id)).map((m) => m.content)).toEqual([
+          'after the lock',
+          'still writing',
+        ])
+        expect((await store.search('lock')).length).toBeGreaterThanOrEqual(3)
+        expect((await store.getLineage(continued.session.id)).map((x) => x.id)).toEqual([
+          s.id,
+          t.id,
+          continued.session.id,
+        ])
+        await store.rebuildSearchIndex()
+        expect((await store.checkIntegrity()).ok).toBe(true)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        expect(await store.pruneSessions({ olderThanDays: 0 })).toBe(2)
+        await store.deleteSession(continued.session.id)
+        await store.vacuum()
+        expect(await store.listSessions()).toEqual([])
+      } finally {
+        await release?.()
+        await store.close()
+      }
+    }, 120_000)
+  })
+
+  describe('closing', () => {
+    const handlesOn = (path: string) =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(path)
+        } catch {
+          return false
+        }
+      }).length
+
+    it.skipIf(!existsSync('/proc/self/fd'))(
+      'releases every file handle and removes the -wal and -shm files, 50 times over',
+      async () => {
+        const path = h.path()
+        await (await open(path)).close()
+        expect(handlesOn(path)).toBe(0)
+        let opened = 0
+        for (let i = 0; i < 50; i++) {
+          const store = await open(path)
+          opened = Math.max(opened, handlesOn(path))
+          const s = await store.createSession({ source: 'cli' })
+          await store.appendMessage(s.id, { role: 'user', content: `cycle ${i}` })
+          expect((await store.search(`cycle`)).length).toBeGreaterThan(0)
+          await store.close()
+        }
+        expect(opened).toBeGreaterThan(0)
+        expect(handlesOn(path)).toBe(0)
+        expect([existsSync(`${path}-wal`), existsSync(`${path}-shm`)]).toEqual([false, false])
+      },
+      60_000,
+    )
   })
 }

@@ -1,0 +1,67 @@
+import v8 from 'node:v8'
+import vm from 'node:vm'
+import type { SyncConnection, SyncStatement } from './sync-sqlite.ts'
+
+let gc: (() => void) | undefined
+
+/**
+ * A full garbage collection, then a turn of the event loop for the finalizers it queued. libSQL's binding
+ * has no way to finalize a statement: an unfinished one (stopped by SQLITE_BUSY) stays "in progress" and
+ * makes every later COMMIT fail, and a closed connection keeps its file, -wal and -shm open as long as one
+ * of its statements lives. Only the statement's finalizer, run by the garbage collector, ends either.
+ */
+async function finalizeUnreachable(): Promise<void> {
+  if (!gc) {
+    v8.setFlagsFromString('--expose-gc')
+    gc = vm.runInNewContext('gc') as () => void
+  }
+  gc()
+  await new Promise((resolve) => setImmediate(resolve))
+}
+
+/**
+ * A libSQL connection whose statements are dropped, to be finalized, when they fail (the next use
+ * prepares the SQL anew) and when the connection closes. `settle` finalizes what was dropped; call it
+ * after an error and after close, before the connection or its file is used again.
+ */
+export function finalizingStatements(db: SyncConnection): {
+  connection: SyncConnection
+  settle(): Promise<void>
+} {
+  let dropped = false
+  const statement = (sql: string, first: SyncStatement): SyncStatement => {
+    let current: SyncStatement | undefined = first
+    const use = <T>(step: (s: SyncStatement) => T): T => {
+      current ??= db.prepare(sql)
+      try {
+        return step(current)
+      } catch (error) {
+        // An error's unformatted stack holds each frame's receiver, the statement among them.
+        void (error as Error | undefined)?.stack
+        current = undefined
+        dropped = true
+        throw error
+      }
+    }
+    return {
+      reader: first.reader,
+      all: (params) => use((s) => s.all(params)),
+      run: (params) => use((s) => s.run(params)),
+    }
+  }
+  return {
+    connection: {
+      prepare: (sql) => statement(sql, db.prepare(sql)),
+      transaction: (fn) => db.transaction(fn),
+      close: () => {
+        dropped = true
+        db.close()
+      },
+    },
+    async settle() {
+      if (!dropped) return
+      dropped = false
+      await finalizeUnreachable()
+    },
+  }
+}

@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, expect } from 'vitest'
+import type { StorageDriver } from '../driver.ts'
+import { EngramError } from '../errors.ts'
+import { openStoreWithDriver } from '../open-store.ts'
+import type { Store } from '../store/store.ts'
+
+type StoreSettings = Parameters<typeof openStoreWithDriver>[1]
+
+/** How the store contract opens a driver: on a local SQLite file, created if missing. */
+export type DriverFactory = (
+  path: string,
+  options: { readOnly: boolean },
+) => StorageDriver | Promise<StorageDriver>
+
+/** What each suite of the contract gets: a temp folder, and stores opened through the driver factory. */
+export interface Harness {
+  /** The driver's name, for test titles. */
+  name: string
+  dir: string
+  driver: DriverFactory
+  /** A new database path in `dir`. */
+  path(): string
+  /** Opens a store on `path` (a new file by default) through the factory, with store settings if given. */
+  open(path?: string, settings?: StoreSettings): Promise<Store>
+  /** Opens an existing file read-only through the factory. */
+  openReadOnly(path: string): Promise<Store>
+}
+
+export function harness(name: string, driver: DriverFactory): Harness {
+  const dir = mkdtempSync(join(tmpdir(), `engram-contract-${name.replace(/\W+/g, '-')}-`))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  let counter = 0
+  const path = () => join(dir, `store-${process.pid}-${++counter}.db`)
+  return {
+    name,
+    dir,
+    driver,
+    path,
+    open: async (file = path(), settings = {}) =>
+      openStoreWithDriver(await driver(file, { readOnly: false }), settings),
+    openReadOnly: async (file) => openStoreWithDriver(await driver(file, { readOnly: true })),
+  }
+}
+
+/** Awaits `promise`, expects it to fail with an EngramError of `code`, and returns the error. */
+export async function expectCode(promise: Promise<unknown>, code: string): Promise<EngramError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(EngramError)
+  expect((error as EngramError).code).toBe(code)
+  return error as EngramError
+}
+
+const BETTER_SQLITE3 = createRequire(import.meta.url).resolve('better-sqlite3')
+
+/**
+ * Another process holding the database's write lock, as one in the middle of a long transaction would (a
+ * process, not a second connection: POSIX locks do not separate two SQLite libraries in one process).
+ * Resolves once the lock is held; call the result to kill the holder, which releases it.
+ */
+export function holdWriteLock(path: string): Promise<() => Promise<void>> {
+  const script = `const Database = require(${JSON.stringify(BETTER_SQLITE3)})
+    const db = new Database(${JSON.stringify(path)}); db.exec('BEGIN IMMEDIATE'); console.log('LOCKED')
+    setTimeout(() => {}, 60000)`
+  const holder = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const exited = new Promise<void>((resolve) => holder.on('close', () => resolve()))
+  const release = async () => {
+    holder.kill('SIGKILL')
+    await exited
+  }
+  return new Promise((resolve, reject) => {
+    let out = ''
+    let err = ''
+    holder.stderr.on('data', (chunk) => {
+      err += chunk
+    })
+    holder.stdout.on('data', (chunk) => {
+      out += chunk
+      if (out.includes('LOCKED')) resolve(release)
+    })
+    exited.then(() => reject(new Error(`The lock holder exited before taking the lock: ${err}`)))
+  })
+}

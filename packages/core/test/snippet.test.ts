@@ -1,0 +1,58 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { stripIndexMarks, toIndexText } from '../src/search/cjk.ts'
+import { parseSearchQuery } from '../src/search/query.ts'
+import { EXCERPT_CHARS, excerptSnippet } from '../src/search/snippet.ts'
+
+const snippet = (text: string, query: string, size = 8) =>
+  stripIndexMarks(excerptSnippet(toIndexText(text) ?? text, parseSearchQuery(query), size))
+
+describe('excerpt snippets of long rows', () => {
+  it('marks the matched words around the first match, folding case and diacritics', () => {
+    expect(
+      snippet('one two three four five six seven Déploying now eight nine ten eleven twelve', 'deploy'),
+    ).toBe('…six seven «Déploying» now eight nine ten eleven…')
+    expect(snippet('The Kubernetes rollout', 'kubernetes rollout')).toBe('The «Kubernetes» «rollout»')
+  })
+
+  it('marks a CJK phrase and an identifier as one match each', () => {
+    expect(snippet('我们用 FastAPI 做后端开发', '后端', 32)).toBe('我们用 FastAPI 做«后端»开发')
+    expect(snippet('open my-app.config.ts now', 'my-app.config.ts')).toBe('open «my-app.config.ts» now')
+  })
+
+  it('falls back to the first tokens when the excerpt holds no literal match', () => {
+    expect(snippet('a b c d e f g h i j k l', 'zebra', 4)).toBe('a b c d…')
+  })
+
+  it('returns text of the row, marks aside, for any text and query', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 400 }).filter((t) => !/[«»…]/.test(t))
+    fc.assert(
+      fc.property(text, fc.string({ maxLength: 20 }), fc.integer({ min: 1, max: 40 }), (t, q, size) => {
+        const out = snippet(t, q, size).replace(/[«»]/g, '')
+        for (const part of out.split('…')) expect(t).toContain(part)
+      }),
+    )
+  })
+
+  it('takes linear time in the excerpt, matches or not', () => {
+    const time = (text: string, query: string) => {
+      const start = performance.now()
+      for (let i = 0; i < 5; i++) excerptSnippet(text, parseSearchQuery(query), 32)
+      return (performance.now() - start) / 5
+    }
+    for (const [unit, query] of [
+      ['lorem ipsum ', 'zebra'],
+      ['b ', 'b'],
+      ['数\u200b据\u200b库 ', 'zebra'],
+    ] as const) {
+      const excerpt = unit.repeat(Math.ceil(EXCERPT_CHARS / unit.length)).slice(0, EXCERPT_CHARS)
+      time(excerpt, query)
+      const tenth = Math.max(time(excerpt.slice(0, EXCERPT_CHARS / 10), query), 0.05)
+      const full = time(excerpt, query)
+      console.log(
+        `[bench] excerpt snippet of "${unit}"…: ${full.toFixed(2)} ms for 16 K chars, ${tenth.toFixed(2)} ms for 1.6 K`,
+      )
+      expect(full).toBeLessThan(tenth * 10 * 5)
+    }
+  })
+})
