@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// Runs the built CLI when there is one (dist/, after `pnpm build`), else the TypeScript source through tsx,
-// so that `pnpm --filter engram exec engram` works in the workspace without a build step.
+// Runs the built CLI when there is one (dist/, after `pnpm build`), else the TypeScript source through tsx
+// with the `engram-source` condition, so `pnpm --filter engram exec engram` works without a build step.
 import { existsSync } from 'node:fs'
+import { register } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
-const built = new URL('../dist/main.js', import.meta.url)
+const built = new URL('../dist/main.mjs', import.meta.url)
 let entry = built
 if (!existsSync(fileURLToPath(built))) {
-  const { register } = await import('tsx/esm/api')
-  register()
+  const tsx = await import('tsx/esm/api')
+  tsx.register()
+  register('./source-conditions.mjs', import.meta.url)
   entry = new URL('../src/main.ts', import.meta.url)
 }
 const { main } = await import(entry.href)

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
-import { engram, engramJson, tempDir, withStore } from './helpers.ts'
+import { engram, engramJson, type Json, tempDir, withStore } from './helpers.ts'
 
 // Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
 vi.setConfig({ testTimeout: 120_000 })
@@ -145,7 +145,7 @@ describe('engram demo and engram eval', () => {
   })
 
   it('eval replays the standard conversation and reports what the memory costs, as --json', async () => {
-    const small = await engramJson<Record<string, any>>(
+    const small = await engramJson<Record<string, Json>>(
       ['eval', '--conversation', 'standard', '--window', '32000'],
       { cwd: tempDir() },
     )
@@ -157,7 +157,7 @@ describe('engram demo and engram eval', () => {
     expect(small.usage.mainTokens).toBeGreaterThan(small.usage.auxiliaryTokens)
     expect(small.peakContextRatio).toBeGreaterThan(0.3)
     expect(small.peakContextRatio).toBeLessThan(1)
-    const large = await engramJson<Record<string, any>>(['eval', '--window', '1000000'], { cwd: tempDir() })
+    const large = await engramJson<Record<string, Json>>(['eval', '--window', '1000000'], { cwd: tempDir() })
     expect(large.compressions).toBe(0)
     expect(large.usage.report.byPurpose.compression).toBeUndefined()
     const human = await engram(['eval', '--window', '1000000'], { cwd: tempDir() })

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import stringWidth from 'string-width'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import { engram, engramJson, seedConversation, tempDir } from './helpers.ts'
+import { engram, engramJson, type Json, seedConversation, tempDir } from './helpers.ts'
 
 // Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
 vi.setConfig({ testTimeout: 120_000 })
@@ -63,7 +63,7 @@ describe('engram sessions', () => {
 
 describe('engram show', () => {
   it('--json gives the session, its lineage, messages with tool calls, episodes and usage', async () => {
-    const shown = await engramJson<Record<string, any>>(['show', ids.parent.slice(0, 8), '--db', db])
+    const shown = await engramJson<Record<string, Json>>(['show', ids.parent.slice(0, 8), '--db', db])
     expect(shown.session.id).toBe(ids.parent)
     expect(shown.session.systemPrompt).toBe('You are Engram.\nToday is Tuesday.')
     expect(shown.lineage.map((s: { id: string }) => s.id)).toEqual([ids.parent, ids.child])
@@ -139,7 +139,7 @@ describe('engram search', () => {
 
 describe('engram usage', () => {
   it('reports by purpose and model and flags auxiliary work above 20% of main', async () => {
-    const summary = await engramJson<Record<string, any>>(['usage', '--db', db])
+    const summary = await engramJson<Record<string, Json>>(['usage', '--db', db])
     expect(summary.mainTokens).toBe(1200)
     expect(summary.auxiliaryTokens).toBe(360)
     expect(summary.auxiliaryRatio).toBeCloseTo(0.3)
@@ -147,7 +147,7 @@ describe('engram usage', () => {
     expect(summary.report.byModel['gpt-test'].calls).toBe(2)
     const { stdout } = await engram(['usage', '--db', db])
     expect(stdout).toContain("✗ auxiliary tokens are 30.0% of main, above the articles' 20% rule")
-    const one = await engramJson<Record<string, any>>(['usage', '--db', db, '--session', ids.child])
+    const one = await engramJson<Record<string, Json>>(['usage', '--db', db, '--session', ids.child])
     expect(one).toMatchObject({ sessionId: ids.child, mainTokens: 0, auxiliaryRatio: null, withinRule: null })
   })
 })

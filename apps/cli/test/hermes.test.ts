@@ -3,7 +3,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it, vi } from 'vitest'
-import { engram, engramJson, tempDir, withStore } from './helpers.ts'
+import { engram, engramJson, type Json, tempDir, withStore } from './helpers.ts'
 
 // Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
 vi.setConfig({ testTimeout: 120_000 })
@@ -212,7 +212,7 @@ describe('engram import --from-hermes', () => {
     const mtime = statSync(hermes).mtimeMs
     const db = join(dir, 'from-v21.db')
 
-    const first = await engramJson<Record<string, any>>(['import', '--from-hermes', hermes, '--db', db])
+    const first = await engramJson<Record<string, Json>>(['import', '--from-hermes', hermes, '--db', db])
     expect(first).toMatchObject({
       imported: 3,
       skipped: 0,
@@ -224,11 +224,11 @@ describe('engram import --from-hermes', () => {
     expect(sha256(hermes)).toBe(hash)
     expect(statSync(hermes).mtimeMs).toBe(mtime)
 
-    const second = await engramJson<Record<string, any>>(['import', '--from-hermes', hermes, '--db', db])
+    const second = await engramJson<Record<string, Json>>(['import', '--from-hermes', hermes, '--db', db])
     expect(second).toMatchObject({ imported: 0, skipped: 3, messages: 0 })
     expect(sha256(hermes)).toBe(hash)
 
-    const shown = await engramJson<Record<string, any>>(['show', ROOT, '--db', db])
+    const shown = await engramJson<Record<string, Json>>(['show', ROOT, '--db', db])
     expect(shown.session).toMatchObject({
       id: ROOT,
       source: 'cli',
@@ -282,7 +282,7 @@ describe('engram import --from-hermes', () => {
     buildHermes(hermes, 30)
     const hash = sha256(hermes)
     const db = join(dir, 'from-v30.db')
-    const result = await engramJson<Record<string, any>>(['import', '--from-hermes', hermes, '--db', db])
+    const result = await engramJson<Record<string, Json>>(['import', '--from-hermes', hermes, '--db', db])
     expect(result).toMatchObject({ imported: 3, hermesSchemaVersion: 30 })
     expect(sha256(hermes)).toBe(hash)
     await withStore(db, async (store) => {

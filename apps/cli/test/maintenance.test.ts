@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { loadConfig } from '@engram/agent'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { engram, engramJson, seedConversation, tempDir, withStore } from './helpers.ts'
+import { engram, engramJson, type Json, seedConversation, tempDir, withStore } from './helpers.ts'
 
 // Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
 vi.setConfig({ testTimeout: 120_000 })
@@ -159,7 +159,7 @@ describe('engram prune, migrate and init', () => {
     const raw = new Database(db)
     raw.prepare('UPDATE sessions SET ended_at = ended_at - 40 * 86400000 WHERE id = ?').run(ids.parent)
     raw.close()
-    const dry = await engramJson<Record<string, any>>([
+    const dry = await engramJson<Record<string, Json>>([
       'prune',
       '--older-than',
       '30',

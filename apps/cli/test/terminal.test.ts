@@ -37,7 +37,7 @@ describe('on a terminal', () => {
     expect(plain(first.output())).toContain(
       '→ memory({"target":"memory","action":"add","content":"the deploy target is fly.io"})',
     )
-    await first.waitFor(/you ›[^]*you ›/)
+    await first.waitFor(/you ›[\s\S]*you ›/)
     first.type('\u0003')
     const ended = await first.done
     expect(ended.code).toBe(0)

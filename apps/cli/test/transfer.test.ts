@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import { engram, engramJson, seedConversation, tempDir, withStore } from './helpers.ts'
+import { engram, engramJson, type Json, seedConversation, tempDir, withStore } from './helpers.ts'
 
 // Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
 vi.setConfig({ testTimeout: 120_000 })
@@ -15,7 +15,7 @@ beforeAll(async () => {
 })
 
 /** What a round trip must keep: everything but the times the store sets itself and episode hit stats. */
-function comparable(document: { sessions: Record<string, any>[] }) {
+function comparable(document: { sessions: Record<string, Json>[] }) {
   return document.sessions.map(({ session, messages, episodes, usage }) => ({
     session: { ...session, startedAt: undefined, endedAt: session.endedAt === null ? null : 'set' },
     messages,
