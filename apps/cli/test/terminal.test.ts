@@ -27,6 +27,21 @@ describe('on a terminal', () => {
     expect(piped.stdout).not.toContain('\u001b[')
   })
 
+  it('shows a progress bar for export and import on a terminal, and nothing when piped', async () => {
+    const file = join(dir, 'progress.jsonl')
+    const exported = await engramPty(['export', 'latest', '--format', 'jsonl', '-o', file, '--db', seeded])
+      .done
+    expect(exported.stdout).toMatch(/Exporting \[.*\] 0\/\d+/)
+    const imported = await engramPty(['import', file, '--db', join(dir, 'progress.db')]).done
+    expect(imported.stdout).toMatch(/Importing \[.*\] \d+\/\d+/)
+    expect(plain(imported.stdout)).toContain('Imported 2 session(s) and 6 messages')
+    const piped = await engram(['import', file, '--db', join(dir, 'progress-piped.db')])
+    expect(piped.stderr).toBe('')
+    expect(piped.stdout).toBe(
+      `Imported 2 session(s) and 6 messages from ${file}; 0 already present, skipped.\n`,
+    )
+  })
+
   it('chats with the offline model, leaves on Ctrl-C at the prompt, and --resume latest continues the session', async () => {
     const db = join(dir, 'chat.db')
     const cwd = tempDir()

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path'
 import { type EngramConfig, loadConfig } from '@engram/agent'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
-import { fit, type Io, type Output, shortId } from '../output.ts'
+import { fit, highlight, type Io, type Output, shortId } from '../output.ts'
 import { openRuntime, type Runtime } from '../runtime.ts'
 import { Transcript } from './chat.ts'
 import { printMemoryFiles, readMemoryFiles } from './memory.ts'
@@ -137,7 +137,7 @@ export function registerDemo(program: Command, io: Io): void {
       const hits = await runtime.store.search('worker log run 1', { limit: 1 })
       if (hits[0])
         out.line(
-          `The archived turns stay searchable: ${shortId(hits[0].sessionId)} · ${fit(hits[0].snippet, 70)}`,
+          `The archived turns stay searchable: ${shortId(hits[0].sessionId)} · ${highlight(fit(hits[0].snippet, 70), out.color)}`,
         )
       const report = await runtime.store.usage()
       await runtime.close()

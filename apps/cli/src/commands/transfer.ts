@@ -3,7 +3,7 @@ import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import { UsageError } from '../errors.ts'
 import type { Io, Output } from '../output.ts'
-import { startProgress } from '../progress.ts'
+import { type Progress, startProgress } from '../progress.ts'
 import { findSession } from '../sessions.ts'
 import { exportChain, parentsFirst } from '../transfer/document.ts'
 import { FORMATS, type Format, parseExport, serialize } from '../transfer/formats.ts'
@@ -33,9 +33,19 @@ export function registerExport(program: Command, io: Io): void {
           `--format must be one of ${FORMATS.join(', ')} (got ${JSON.stringify(ctx.options.format)}).`,
         )
       }
-      const document = await ctx.withStore(async (store) =>
-        exportChain(store, (await findSession(store, reference)).id),
-      )
+      // A bar only when the export goes to a file: on stdout it would mix with the export itself.
+      let progress: Progress | undefined
+      const document = await ctx
+        .withStore(async (store) =>
+          exportChain(store, (await findSession(store, reference)).id, {
+            onLineage: (lineage) => {
+              const total = lineage.reduce((n, s) => n + s.messageCount, 0)
+              if (ctx.options.output) progress = startProgress(io, ctx.out.json, 'Exporting', total)
+            },
+            onSession: (session) => progress?.increment(session.messageCount),
+          }),
+        )
+        .finally(() => progress?.stop())
       const text = serialize(document, format)
       const messages = document.sessions.reduce((n, s) => n + s.messages.length, 0)
       if (!ctx.options.output) return void io.stdout.write(text)

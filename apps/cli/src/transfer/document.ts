@@ -1,15 +1,9 @@
-import type { Episode, Session, Store, StoredMessage, UsageReport } from '@engram/core'
+import type { Episode, Session, Store, StoredMessage, UsageReport, UsageTotals } from '@engram/core'
 
-/** One model-call total of a session: the usage report's rows, per purpose and model. */
-export interface UsageRow {
+/** One model-call total of a session: the usage report's totals, per purpose and model. */
+export interface UsageRow extends UsageTotals {
   purpose: string
   model: string
-  calls: number
-  inputTokens: number
-  outputTokens: number
-  cacheReadTokens: number
-  cacheWriteTokens: number
-  costUsd: number
 }
 
 export interface ExportedSession {
@@ -45,9 +39,17 @@ export function usageRows(report: UsageReport, fallbackModel: string | null): Us
   return purposes.map(([purpose, totals]) => ({ purpose, model, ...totals }))
 }
 
-/** The whole compression chain that holds `sessionId`, root first, with messages, episodes and usage. */
-export async function exportChain(store: Store, sessionId: string): Promise<ExportDocument> {
+/**
+ * The whole compression chain that holds `sessionId`, root first, with messages, episodes and usage.
+ * `onLineage` learns the chain before its sessions are read (for a progress bar), `onSession` each one read.
+ */
+export async function exportChain(
+  store: Store,
+  sessionId: string,
+  watch: { onLineage?(lineage: Session[]): void; onSession?(session: Session): void } = {},
+): Promise<ExportDocument> {
   const lineage = await store.getLineage(await store.resolveTip(sessionId))
+  watch.onLineage?.(lineage)
   const sessions: ExportedSession[] = []
   for (const session of lineage) {
     sessions.push({
@@ -56,6 +58,7 @@ export async function exportChain(store: Store, sessionId: string): Promise<Expo
       episodes: await store.getEpisodes(session.id),
       usage: usageRows(await store.usage({ sessionId: session.id }), session.model),
     })
+    watch.onSession?.(session)
   }
   return { format: FORMAT, version: 1, exportedAt: Date.now(), sessions }
 }
