@@ -86,8 +86,11 @@ export function toolPairingProblems(messages: readonly ChatMessage[]): string[] 
   return problems
 }
 
-/** Runs `processes/<script>` in a node process with tsx loaded (so a SIGKILL reaches the real worker). */
+/**
+ * Runs `processes/<script>` in a node process with tsx loaded (so a SIGKILL reaches the real worker), with
+ * the `engram-source` condition so the workspace packages resolve to their sources, as under vitest.
+ */
 export function spawnAgentScript(script: string, args: string[]): Child {
   const path = fileURLToPath(new URL(`./processes/${script}`, import.meta.url))
-  return spawnProcess(process.execPath, ['--import', TSX_LOADER, path, ...args])
+  return spawnProcess(process.execPath, ['--conditions=engram-source', '--import', TSX_LOADER, path, ...args])
 }

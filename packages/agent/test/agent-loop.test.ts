@@ -236,6 +236,23 @@ describe('agent loop with the offline model', () => {
     expect((await store.usage()).byPurpose.nudge?.calls).toBe(2)
   })
 
+  it('one run at a time; an abort before the model call reads like any other cancellation', async () => {
+    const w = world(dir)
+    const store = await w.open()
+    const agent = w.agent(store, createOfflineModel())
+    const first = agent.run('first')
+    await expect(agent.run('second')).rejects.toThrow(/already answering/)
+    await first
+    await expect(agent.run('third', { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      code: 'ABORTED',
+    })
+    expect((await store.getMessages(agent.sessionId as string)).map((m) => m.content)).toEqual([
+      'first',
+      expect.stringContaining('Noted'),
+      'third',
+    ])
+  })
+
   it('resume("latest") with nothing to resume says what to do', async () => {
     const w = world(dir)
     const store = await w.open()

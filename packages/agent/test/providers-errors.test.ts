@@ -2,12 +2,13 @@ import { isAuthOrNetworkError } from '@engram/compressor'
 import { afterEach, describe, expect, it } from 'vitest'
 import { maskKey } from '../src/providers/errors.ts'
 import { ANTHROPIC_KEY, localProvider, OPENAI_KEY, rejectionOf, type Vendor } from './providers-helpers.ts'
-import { anthropicAnswer, anthropicError } from './servers/anthropic.ts'
+import { anthropicAnswer, anthropicError, messageJson } from './servers/anthropic.ts'
 import {
   closedPort,
   hang,
   type LocalServer,
   type Reply,
+  sendEvents,
   sendJson,
   sendText,
   startServer,
@@ -91,15 +92,21 @@ describe.each(['openai', 'anthropic'] as const)('%s provider errors', (vendor) =
     expect(error.message).toContain(vendor === 'openai' ? `try ${server.origin}/api/v1` : 'adds /v1/messages')
   })
 
-  it('an unknown model id names the model and where to set it', async () => {
+  it.each([404, 400])('an unknown model id (%i) names the model and where to set it', async (status) => {
     server = await startServer([
       vendor === 'openai'
         ? openaiError(
-            404,
-            'The model `gpt-nope` does not exist or you do not have access to it.',
-            'model_not_found',
+            status,
+            status === 404
+              ? 'The model `gpt-nope` does not exist or you do not have access to it.'
+              : 'gpt-nope is not a valid model ID',
+            status === 404 ? 'model_not_found' : null,
           )
-        : anthropicError(404, 'not_found_error', 'model: claude-nope'),
+        : anthropicError(
+            status,
+            status === 404 ? 'not_found_error' : 'invalid_request_error',
+            'model: claude-nope',
+          ),
     ])
     const model = vendor === 'openai' ? 'gpt-nope' : 'claude-nope'
     const error = await rejectionOf(localProvider(vendor, server.origin, { model }).chat(ask))
@@ -271,5 +278,50 @@ describe('maskKey', () => {
   it('keeps a short prefix and the last four characters, hides short keys entirely', () => {
     expect(maskKey(OPENAI_KEY)).toBe(`sk-pro…mnop (${OPENAI_KEY.length} chars)`)
     expect(maskKey('abc123')).toBe('(6 chars, hidden)')
+  })
+})
+
+describe('errors inside a stream', () => {
+  it('Anthropic: an error event after message_start is a server error naming its message', async () => {
+    server = await startServer([
+      (_r, res) =>
+        sendEvents(res, [
+          {
+            event: 'message_start',
+            data: JSON.stringify({
+              type: 'message_start',
+              message: messageJson({ usage: { input: 1, output: 0 } }),
+            }),
+          },
+          {
+            event: 'error',
+            data: JSON.stringify({
+              type: 'error',
+              error: { type: 'overloaded_error', message: 'Overloaded' },
+            }),
+          },
+        ]),
+    ])
+    const error = await rejectionOf(
+      localProvider('anthropic', server.origin).chat({ ...ask, onText: () => {} }),
+    )
+    expect(error.code).toBe('SERVER_ERROR')
+    expect(error.message).toContain('in the middle of its answer (Overloaded)')
+  })
+
+  it('OpenAI: an error object in the stream is a server error naming its message', async () => {
+    server = await startServer([
+      (_r, res) =>
+        sendEvents(res, [
+          {
+            data: JSON.stringify({
+              error: { message: 'The server had an error while processing your request.' },
+            }),
+          },
+        ]),
+    ])
+    const error = await rejectionOf(localProvider('openai', server.origin).chat({ ...ask, onText: () => {} }))
+    expect(error.code).toBe('SERVER_ERROR')
+    expect(error.message).toContain('The server had an error while processing your request.')
   })
 })

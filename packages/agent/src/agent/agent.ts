@@ -13,7 +13,7 @@ import { type ChatMessage, EngramError, type Session, type Store, type StoredMes
 import type { EngramConfig, ModelConfig } from '../config/types.ts'
 import type { MemoryFiles } from '../memory/memory-files.ts'
 import { type CallObserver, createSummarizer, timedChat } from '../providers/auxiliary.ts'
-import { ProviderError } from '../providers/errors.ts'
+import { ProviderError, throwIfCancelled } from '../providers/errors.ts'
 import type { ChatResult, ModelProvider } from '../providers/types.ts'
 import { createMemoryTool } from '../tools/memory-tool.ts'
 import { runTool } from '../tools/run-tool.ts'
@@ -107,8 +107,9 @@ export interface Agent {
   readonly lastContext: ContextReport | null
   /**
    * Answers one user message: persists it, calls the model and the tools until a final answer or the step
-   * limit, and returns the answer. Starts a session when there is none. Throws the provider's error (after
-   * its retries) or the abort; what was persisted stays.
+   * limit, and returns the answer. Starts a session when there is none. Throws the provider's
+   * {@link ProviderError} (after its retries; code `ABORTED` when `signal` fired, wherever the run was);
+   * what was persisted stays. One run at a time per agent.
    */
   run(userText: string, options?: RunOptions): Promise<string>
   /** Continues a session (`latest`: the newest of this source and user) at the tip of its chain, with its stored prompt. */
@@ -119,12 +120,16 @@ export interface Agent {
   compressNow(): Promise<CompressionReport | null>
 }
 
-const wire = (message: ChatMessage): ChatMessage => {
-  const out = { role: message.role, content: message.content } as ChatMessage
-  if (message.tool_calls?.length) out.tool_calls = message.tool_calls
-  if (message.tool_call_id !== undefined) out.tool_call_id = message.tool_call_id
-  if (message.name !== undefined) out.name = message.name
-  return out
+/** Only the wire keys: stored rows also carry id, session, time and token count, which the APIs refuse. */
+function wire(message: ChatMessage): ChatMessage {
+  const { role, content, tool_calls, tool_call_id, name } = message
+  return {
+    role,
+    content,
+    ...(tool_calls?.length ? { tool_calls } : {}),
+    ...(tool_call_id === undefined ? {} : { tool_call_id }),
+    ...(name === undefined ? {} : { name }),
+  } as ChatMessage
 }
 
 const stderrLogger = (line: string) => process.stderr.write(`${line}\n`)
@@ -146,6 +151,7 @@ class EngramAgent implements Agent {
   #tasks = 0
   #sinceNudge = 0
   #lastContext: ContextReport | null = null
+  #running = false
 
   constructor(options: CreateAgentOptions) {
     this.#options = options
@@ -207,14 +213,16 @@ class EngramAgent implements Agent {
     this.#compressor.guard.reset()
   }
 
+  /** A system prompt over a new snapshot of the memory files (read now, frozen for the session). */
+  async #freshSystemPrompt(): Promise<string> {
+    const snapshot = await this.#options.memory.snapshot()
+    const now = this.#options.now?.() ?? new Date()
+    return buildSystemPrompt({ snapshotText: snapshot.text, tools: this.#tools, now })
+  }
+
   async newSession(): Promise<Session> {
     if (this.#session) await this.#store.endSession(this.#session.id, NEW_SESSION_END_REASON)
-    const snapshot = await this.#options.memory.snapshot()
-    const systemPrompt = buildSystemPrompt({
-      snapshotText: snapshot.text,
-      tools: this.#tools,
-      now: (this.#options.now ?? (() => new Date()))(),
-    })
+    const systemPrompt = await this.#freshSystemPrompt()
     const session = await this.#store.createSession({
       source: this.#options.source,
       model: this.#options.provider.model,
@@ -253,12 +261,7 @@ class EngramAgent implements Agent {
     let systemPrompt = session.systemPrompt
     if (systemPrompt === null) {
       // A session written by another tool has no stored prompt: build one now and keep it from here on.
-      const snapshot = await this.#options.memory.snapshot()
-      systemPrompt = buildSystemPrompt({
-        snapshotText: snapshot.text,
-        tools: this.#tools,
-        now: (this.#options.now ?? (() => new Date()))(),
-      })
+      systemPrompt = await this.#freshSystemPrompt()
       await this.#store.setSystemPrompt(session.id, systemPrompt)
     }
     this.#reset(session, systemPrompt, await this.#store.getStoredMessages(session.id))
@@ -387,12 +390,27 @@ class EngramAgent implements Agent {
   }
 
   async run(userText: string, options: RunOptions = {}): Promise<string> {
+    if (this.#running) {
+      throw new EngramError(
+        'INVALID_ARGUMENT',
+        'This agent is already answering: await run() before the next one (one run at a time per agent; use another agent for parallel conversations).',
+      )
+    }
+    this.#running = true
+    try {
+      return await this.#run(userText, options)
+    } finally {
+      this.#running = false
+    }
+  }
+
+  async #run(userText: string, options: RunOptions): Promise<string> {
     if (!this.#session) await this.newSession()
     await this.#append({ role: 'user', content: userText })
     const maxSteps = this.#options.maxSteps ?? DEFAULT_MAX_STEPS
     let answer: string | null = null
     for (let step = 0; step < maxSteps && answer === null; step++) {
-      options.signal?.throwIfAborted()
+      throwIfCancelled(options.signal)
       await this.#checkContext(false)
       const result = await this.#callModel(options)
       await this.#append(result.message)
@@ -407,7 +425,7 @@ class EngramAgent implements Agent {
         ...(options.signal ? { signal: options.signal } : {}),
       }
       for (const call of calls) {
-        options.signal?.throwIfAborted()
+        throwIfCancelled(options.signal)
         const output = await this.#callTool(call.function.name, call.function.arguments, context)
         await this.#append({ role: 'tool', tool_call_id: call.id, content: output })
       }

@@ -11,7 +11,7 @@ const GUIDANCE: Record<string, string> = {
 }
 
 /** `2026-12-01` in local time: the date, never the time, so the prompt stays the same all day. */
-export function localDate(now: Date): string {
+function localDate(now: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0')
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`
 }

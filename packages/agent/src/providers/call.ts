@@ -2,7 +2,7 @@ import { badResponse, type Endpoint, throwIfCancelled, toProviderError } from '.
 import type { ChatRequest, ChatResult } from './types.ts'
 
 /** One vendor's half of a chat call: how to send it each way and how to read each answer. */
-export interface VendorCall<Event> {
+interface VendorCall<Event> {
   /** The non-streaming request; resolves with the parsed body (JSON, or the text of anything else). */
   json(): Promise<unknown>
   /** The streaming request, with the raw response to check before the stream is read. */

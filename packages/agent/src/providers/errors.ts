@@ -35,9 +35,12 @@ export class ProviderError extends Error {
   }
 }
 
-/** Throws `ABORTED` when `signal` has fired: an SDK stream cut by an abort ends quietly, as if complete. */
+/**
+ * Throws `ABORTED` when `signal` has fired, so every cancellation (of a run, a tool or a model call) reads
+ * the same; an SDK stream cut by an abort also ends quietly, as if complete, and is caught here.
+ */
 export function throwIfCancelled(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new ProviderError('ABORTED', 'The model call was cancelled.')
+  if (signal?.aborted) throw new ProviderError('ABORTED', 'Cancelled: the abort signal fired.')
 }
 
 /** Where a provider sends its calls; what its error messages talk about. */
@@ -61,7 +64,7 @@ export function maskKey(key: string): string {
 }
 
 /** Hints for credentials of the wrong kind: an OAuth token as an API key, or another vendor's key. */
-export function credentialHint(provider: Endpoint['provider'], key: string): string | null {
+function credentialHint(provider: Endpoint['provider'], key: string): string | null {
   if (key.startsWith('sk-ant-oat')) {
     return 'This is a Claude OAuth token (sk-ant-oat…, from a subscription login), not an API key: the API takes keys that start with sk-ant-api, created at console.anthropic.com.'
   }
@@ -118,7 +121,7 @@ function isModelNotFound(error: unknown, endpoint: Endpoint): boolean {
 }
 
 /** What to change in a base URL that answered 404 for the chat path. */
-export function baseUrlHint(endpoint: Pick<Endpoint, 'provider' | 'baseUrl'>): string {
+function baseUrlHint(endpoint: Pick<Endpoint, 'provider' | 'baseUrl'>): string {
   const url = new URL(endpoint.baseUrl)
   const path = url.pathname.replace(/\/+$/, '')
   const withPath = (p: string) => `${url.origin}${p}`
@@ -151,6 +154,32 @@ function maskedProxy(proxy: ProxySetting): string {
   return redactSecrets(proxy.url)
 }
 
+/** A failure with no HTTP status: an error event inside a stream, a malformed stream, or a refused request. */
+function withoutStatus(error: unknown, endpoint: Endpoint, said: string): ProviderError {
+  const where = `${endpoint.baseUrl}${endpoint.chatPath}`
+  if (error instanceof OpenAI.APIError || error instanceof Anthropic.APIError) {
+    return new ProviderError(
+      'SERVER_ERROR',
+      `${endpoint.provider}: ${where} sent an error in the middle of its answer (${said}). Retry; if it persists, the service is having trouble.`,
+      { cause: error },
+    )
+  }
+  if (error instanceof SyntaxError) {
+    return new ProviderError(
+      'BAD_RESPONSE',
+      `${endpoint.provider}: ${where} streamed malformed JSON (${said}).`,
+      {
+        cause: error,
+      },
+    )
+  }
+  return new ProviderError(
+    'BAD_REQUEST',
+    `${endpoint.provider}: the call to ${where} failed before an answer came (${said}).`,
+    { cause: error },
+  )
+}
+
 /**
  * Turns an SDK error (after the SDK's own retries) into a {@link ProviderError} whose message says what was
  * called, what went wrong and what to change. Never includes the key itself.
@@ -166,7 +195,7 @@ export function toProviderError(error: unknown, endpoint: Endpoint): ProviderErr
     error instanceof Anthropic.APIUserAbortError ||
     (error as { name?: unknown }).name === 'AbortError'
   ) {
-    return new ProviderError('ABORTED', 'The model call was cancelled.', { cause: error })
+    return new ProviderError('ABORTED', 'Cancelled: the abort signal fired.', { cause: error })
   }
   if (
     error instanceof OpenAI.APIConnectionTimeoutError ||
@@ -178,7 +207,7 @@ export function toProviderError(error: unknown, endpoint: Endpoint): ProviderErr
       { cause: error },
     )
   }
-  if (typeof status !== 'number') {
+  if (error instanceof OpenAI.APIConnectionError || error instanceof Anthropic.APIConnectionError) {
     const code = networkCode(error) ?? 'connection error'
     if (endpoint.proxy) {
       return new ProviderError(
@@ -193,6 +222,7 @@ export function toProviderError(error: unknown, endpoint: Endpoint): ProviderErr
       { cause: error },
     )
   }
+  if (typeof status !== 'number') return withoutStatus(error, endpoint, said)
   const options = { status, cause: error }
   if (status === 401) {
     const key = endpoint.apiKey

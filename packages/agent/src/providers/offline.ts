@@ -2,6 +2,7 @@ import { bpeTokenCounter, countMessages, isSummaryMessage, textOf } from '@engra
 import type { ChatMessage, ToolCall } from '@engram/core'
 import { ENVIRONMENT, PREFERENCE } from '../agent/importance.ts'
 import { CONSOLIDATE_MARKER, NUDGE_MARKER } from '../agent/nudge-prompt.ts'
+import { throwIfCancelled } from './errors.ts'
 import { isSummaryInstruction, offlineSummary } from './offline-summary.ts'
 import { bestMatch, clip, overlap, parseTranscript, searchQuery, tagged, termsOf } from './offline-text.ts'
 import type { ChatRequest, ChatResult, ModelProvider } from './types.ts'
@@ -187,7 +188,7 @@ export function createOfflineModel(model = OFFLINE_MODEL_ID): ModelProvider {
     name: 'offline',
     model,
     async chat(request) {
-      request.signal?.throwIfAborted()
+      throwIfCancelled(request.signal)
       const message = reply(request)
       if (typeof message.content === 'string' && request.onText) {
         for (const piece of message.content.match(/\S+\s*|\s+/g) ?? []) request.onText(piece)
