@@ -1,11 +1,4 @@
 import { defineConfig } from 'tsdown'
+import { libraryBuild } from '../../tsdown.base.ts'
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  dts: true,
-  sourcemap: true,
-  clean: true,
-})
+export default defineConfig({ ...libraryBuild, entry: { index: 'src/index.ts' } })

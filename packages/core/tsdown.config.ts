@@ -1,6 +1,8 @@
 import { defineConfig } from 'tsdown'
+import { libraryBuild } from '../../tsdown.base.ts'
 
 export default defineConfig({
+  ...libraryBuild,
   entry: {
     index: 'src/index.ts',
     types: 'src/public-types.ts',
@@ -10,12 +12,6 @@ export default defineConfig({
     'drivers/better-sqlite3': 'src/drivers/better-sqlite3.ts',
     'drivers/libsql': 'src/drivers/libsql.ts',
   },
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  dts: true,
-  sourcemap: true,
-  clean: true,
   // The migrations ship inside the package; the top-level drizzle/ folder stays drizzle-kit's source.
   copy: [{ from: '../../drizzle', to: 'dist/drizzle', flatten: false }],
 })

@@ -69,7 +69,7 @@ describe('redactSecrets', () => {
     alnum(36).map((s) => `ghp_${s}`),
     fc.tuple(alnum(5), alnum(5), alnum(5)).map(([a, b, c]) => `eyJ${a}.${b}.${c}`),
   )
-  const prose = fc.string({ unit: fc.constantFrom(...'abc xyz.,:;()\n"\'') })
+  const prose = fc.string({ unit: fc.constantFrom(...'abc xyz.,:;()\n"\'\0'), maxLength: 300 })
 
   it('never lets a generated key through, whatever surrounds it', () => {
     fc.assert(

@@ -1,12 +1,16 @@
+/** A value SQLite can bind: text, number, integer, null or a blob. */
 export type SqlValue = string | number | bigint | null | Uint8Array
 
+/** One SQL statement with its positional `?` parameters. */
 export interface Statement {
   sql: string
   params?: readonly SqlValue[]
 }
 
+/** A result row keyed by column name. */
 export type Row = Record<string, unknown>
 
+/** What a statement returned: its rows and how many rows it changed. */
 export interface QueryResult<R = Row> {
   /** Rows as plain objects keyed by column name; empty for statements that return nothing. */
   rows: R[]
@@ -14,6 +18,7 @@ export interface QueryResult<R = Row> {
   changes: number
 }
 
+/** What kind of database a driver talks to, which decides the pragmas and checkpoints the store runs. */
 export interface DriverCapabilities {
   /** The database is a local file, so pragmas (WAL, synchronous, busy_timeout) and checkpoints apply. */
   localFile: boolean

@@ -18,6 +18,10 @@ export const MIGRATIONS_TABLE = '__drizzle_migrations'
 
 type Migration = ReturnType<typeof readMigrationFiles>[number]
 
+// libSQL servers refuse a PRAGMA that sets a value ("unsupported statement"), such as 0004's application_id:
+// the header mark is for local files, so such statements are left out on remote databases.
+const SETS_PRAGMA = /^\s*(?:--[^\n]*\n\s*)*PRAGMA\s+\w+\s*=/i
+
 async function pendingMigrations(driver: StorageDriver, migrations: Migration[]): Promise<Migration[]> {
   const { rows } = await driver.execute<{ hash: string; created_at: number | string }>({
     sql: `SELECT hash, created_at FROM "${MIGRATIONS_TABLE}" ORDER BY created_at DESC`,
@@ -53,7 +57,9 @@ export async function migrate(
   try {
     await driver.batch(
       pending.flatMap((m) => [
-        ...m.sql.filter((chunk) => chunk.trim() !== '').map((sql) => ({ sql })),
+        ...m.sql
+          .filter((chunk) => chunk.trim() !== '' && !(driver.capabilities.remote && SETS_PRAGMA.test(chunk)))
+          .map((sql) => ({ sql })),
         {
           sql: `INSERT INTO "${MIGRATIONS_TABLE}" ("hash", "created_at") VALUES (?, ?)`,
           params: [m.hash, m.folderMillis],

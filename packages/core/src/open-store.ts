@@ -7,10 +7,12 @@ import { StoreContext } from './store/context.ts'
 import { Store } from './store/store.ts'
 import { type ResolvedStoreSettings, resolveStoreSettings, type StoreOptions } from './store-options.ts'
 
-// A server, or an embedded replica's primary, owns its own settings (replicas refuse PRAGMAs).
-async function setBusyTimeout(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
-  if (!driver.capabilities.remote)
-    await driver.execute({ sql: `PRAGMA busy_timeout = ${settings.busyTimeout}` })
+// A server, or an embedded replica's primary, owns its own settings (replicas refuse PRAGMAs). Foreign
+// keys are per connection and off by default in SQLite itself: deleting a session relies on them.
+async function setConnectionPragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
+  if (driver.capabilities.remote) return
+  await driver.execute({ sql: `PRAGMA busy_timeout = ${settings.busyTimeout}` })
+  await driver.execute({ sql: 'PRAGMA foreign_keys = ON' })
 }
 
 // Changes the file: only after assertEngramDatabase found it is ours.
@@ -61,8 +63,9 @@ export function openStoreWithDriver(
 
 async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<Store> {
   try {
-    await setBusyTimeout(driver, settings)
-    await assertEngramDatabase(driver, settings.migrationsFolder)
+    await setConnectionPragmas(driver, settings)
+    // A server's database is named by its url, and its header cannot be marked (see the migrator).
+    if (!driver.capabilities.remote) await assertEngramDatabase(driver, settings.migrationsFolder)
     await applyFilePragmas(driver, settings)
     await assertFts5(driver)
     await migrate(driver, settings.migrationsFolder)

@@ -1,6 +1,7 @@
 import type { episodes } from './schema/episodes.ts'
 import type { sessions } from './schema/sessions.ts'
 
+/** Who speaks in a chat message. */
 export type Role = 'system' | 'user' | 'assistant' | 'tool'
 
 /** A call the assistant asks for: the OpenAI chat wire shape of a function tool call. */
@@ -110,6 +111,7 @@ export interface MessageRecord {
 /** A chat message as stored: the message with its record. */
 export type StoredMessage = ChatMessage & MessageRecord
 
+/** What createSession takes: a source (cli, telegram, cron, ...) and optional settings; id defaults to a UUID. */
 export interface NewSession {
   source: string
   model?: string | null
@@ -138,13 +140,16 @@ export interface Page<T> {
   nextCursor: string | null
 }
 
+/** Filters and paging of listSessions / listSessionsPage (newest first). */
 export interface ListSessionsOptions extends PageOptions {
   source?: string
   userId?: string
 }
 
+/** Why a model was called: the main loop or an auxiliary task (any other name is allowed). */
 export type UsagePurpose = 'main' | 'compression' | 'nudge' | 'search' | (string & {})
 
+/** One model call for recordUsage: whole token counts, an optional cost (USD) and latency (ms). */
 export interface UsageRecord {
   model: string
   purpose: UsagePurpose
@@ -156,6 +161,7 @@ export interface UsageRecord {
   latencyMs?: number
 }
 
+/** Sums over model calls. */
 export interface UsageTotals {
   calls: number
   inputTokens: number
@@ -165,12 +171,14 @@ export interface UsageTotals {
   costUsd: number
 }
 
+/** What usage() returns: totals overall, by purpose and by model. */
 export interface UsageReport {
   total: UsageTotals
   byPurpose: Record<string, UsageTotals>
   byModel: Record<string, UsageTotals>
 }
 
+/** What addEpisode takes: a summary on a session, with the message-id range it stands for. */
 export interface NewEpisode {
   sessionId: string
   summary: string
@@ -213,6 +221,7 @@ export interface IntegrityReport {
   fix: string | null
 }
 
+/** What continueSession takes: why the parent ends, the child's first messages, and an optional episode. */
 export interface ContinueSessionInput {
   /** Why the parent ended (`compression` for the compressor). */
   endReason: string
@@ -222,12 +231,17 @@ export interface ContinueSessionInput {
   episode?: Omit<NewEpisode, 'sessionId'>
 }
 
+/** What continueSession returns: the child session, its stored messages and the parent's episode. */
 export interface ContinuedSession {
   session: Session
   messages: StoredMessage[]
   episode: Episode | null
 }
 
+/**
+ * Filters, order and paging of search / searchPage: `since`/`until` are milliseconds since the epoch
+ * (`since` inclusive), `sort` relevance (default), newest or oldest.
+ */
 export interface SearchOptions extends PageOptions {
   sessionId?: string
   source?: string | string[]
@@ -240,6 +254,7 @@ export interface SearchOptions extends PageOptions {
   includeEpisodes?: boolean
 }
 
+/** One search result: an episode or a message, with a snippet whose matches are marked «like this». */
 export interface SearchHit {
   kind: 'message' | 'episode'
   sessionId: string

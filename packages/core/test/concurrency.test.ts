@@ -177,18 +177,24 @@ describe('concurrent writers', () => {
     it(`an append waits busyTimeout for another process's write lock, after overlapping reads (${driver})`, async () => {
       const path = tempDbPath(dir)
       const store = await openStore({ url: path, driver, busyTimeout: 10_000, retry: { attempts: 2 } })
-      const holder = spawnScript('lock-holder.ts', [path, '1500'])
+      const holder = spawnScript('lock-holder.ts', [path, '3000'])
       try {
         const session = await store.createSession({ source: 'busy' })
         await Promise.all(range(4).map(() => store.getSession(session.id)))
         await waitForLine(holder, (line) => line === 'LOCKED', 60_000)
+        const heldAtStart = !holder.stdout().includes('RELEASED')
+        const started = performance.now()
         const appended = await store
           .appendMessage(session.id, { role: 'user', content: 'after the lock' })
           .then(
             (m) => m.content,
             (e: { code?: string; message?: string }) => `${e.code}: ${e.message}`,
           )
+        const waited = performance.now() - started
         expect(appended, holder.describe()).toBe('after the lock')
+        // There was a wait to check: the lock was still held when the append began, and it waited for it.
+        expect(heldAtStart, holder.describe()).toBe(true)
+        expect(waited, holder.describe()).toBeGreaterThan(200)
         expect(await exitWithin(holder, 60_000), holder.describe()).toEqual({ code: 0, signal: null })
       } finally {
         killIfRunning(holder)

@@ -26,6 +26,26 @@ function withoutFts5(inner: StorageDriver): StorageDriver {
   }
 }
 
+/** A real better-sqlite3 connection that answers like a libSQL server: remote, refusing PRAGMAs that set a value. */
+function asLibsqlServer(inner: StorageDriver): StorageDriver {
+  const refuse = (sql: string) => {
+    if (/PRAGMA\s+\w+\s*=/i.test(sql))
+      throw Object.assign(new Error('SQL_PARSE_ERROR: unsupported statement'), { code: 'SQLITE_ERROR' })
+  }
+  return {
+    ...inner,
+    capabilities: { localFile: false, remote: true },
+    execute: async (statement) => {
+      refuse(statement.sql)
+      return inner.execute(statement)
+    },
+    batch: async (statements) => {
+      for (const s of statements) refuse(s.sql)
+      return inner.batch(statements)
+    },
+  }
+}
+
 describe('openStore', () => {
   it('says clearly when SQLite has no FTS5, and creates nothing', async () => {
     const path = tempDbPath(dir)
@@ -36,6 +56,18 @@ describe('openStore', () => {
     const store = await openStore({ url: path })
     expect(await store.listSessions()).toEqual([])
     await store.close()
+  })
+
+  it('migrates a remote database whose server refuses PRAGMAs that set a value, leaving its header alone', async () => {
+    const path = tempDbPath(dir)
+    const store = await openStoreWithDriver(asLibsqlServer(betterSqlite3Driver({ path })))
+    const s = await store.createSession({ source: 'remote' })
+    await store.appendMessage(s.id, { role: 'user', content: 'stored on the server' })
+    expect((await store.search('server')).length).toBe(1)
+    await store.close()
+    const reopened = await openStoreWithDriver(asLibsqlServer(betterSqlite3Driver({ path })))
+    expect((await reopened.getMessages(s.id)).map((m) => m.content)).toEqual(['stored on the server'])
+    await reopened.close()
   })
 
   for (const driver of driversUnderTest()) {

@@ -1,12 +1,15 @@
 import { sql } from 'drizzle-orm'
 import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { sessions } from './sessions.ts'
 
 /** Summaries of compressed conversation segments (the articles' memory_episodes). */
 export const episodes = sqliteTable(
   'episodes',
   {
     id: integer('id').primaryKey(),
-    sessionId: text('session_id').notNull(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
     summary: text('summary').notNull(),
     content: text('content'),
     importance: integer('importance').notNull().default(5),

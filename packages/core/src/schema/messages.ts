@@ -1,11 +1,14 @@
 import { sql } from 'drizzle-orm'
 import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { sessions } from './sessions.ts'
 
 export const messages = sqliteTable(
   'messages',
   {
     id: integer('id').primaryKey(),
-    sessionId: text('session_id').notNull(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
     role: text('role', { enum: ['system', 'user', 'assistant', 'tool'] }).notNull(),
     /** The text of the message: the string content, or the text parts of array content. */
     content: text('content'),

@@ -1,11 +1,14 @@
 import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { sessions } from './sessions.ts'
 
 /** One row per model call, so main versus auxiliary token use can be read from the database. */
 export const modelCalls = sqliteTable(
   'model_calls',
   {
     id: integer('id').primaryKey(),
-    sessionId: text('session_id').notNull(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
     model: text('model').notNull(),
     purpose: text('purpose').notNull(),
     inputTokens: integer('input_tokens').notNull().default(0),

@@ -1,4 +1,4 @@
-import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { type AnySQLiteColumn, index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 export const sessions = sqliteTable(
   'sessions',
@@ -9,7 +9,10 @@ export const sessions = sqliteTable(
     model: text('model'),
     title: text('title'),
     systemPrompt: text('system_prompt'),
-    parentSessionId: text('parent_session_id'),
+    /** The session this one continues (compression); detached (set null) when the parent is deleted. */
+    parentSessionId: text('parent_session_id').references((): AnySQLiteColumn => sessions.id, {
+      onDelete: 'set null',
+    }),
     startedAt: integer('started_at').notNull(),
     endedAt: integer('ended_at'),
     endReason: text('end_reason'),

@@ -10,7 +10,7 @@ export function reliabilitySuite(h: Harness): void {
   const { open } = h
 
   async function withEpisode(path: string): Promise<{ store: Store; sessionId: string }> {
-    const store = await open(path)
+    const store = await open(path, { busyTimeout: 5000 })
     const s = await store.createSession({ source: 'cli' })
     await store.appendMessage(s.id, { role: 'user', content: 'the quarterly report is due' })
     await store.addEpisode({ sessionId: s.id, summary: 'quarterly report planning' })
@@ -25,7 +25,8 @@ export function reliabilitySuite(h: Harness): void {
       try {
         const started = performance.now()
         const hits = await store.search('quarterly')
-        expect(performance.now() - started).toBeLessThan(500)
+        // Well under the 5 s the store would otherwise wait for the lock.
+        expect(performance.now() - started).toBeLessThan(2500)
         expect(hits.map((hit) => hit.kind)).toEqual(['episode', 'message'])
       } finally {
         await release()
@@ -62,7 +63,8 @@ export function reliabilitySuite(h: Harness): void {
       try {
         const started = performance.now()
         const report = await store.checkIntegrity()
-        expect(performance.now() - started).toBeLessThan(500)
+        // Well under the 5 s the store would otherwise wait for the lock.
+        expect(performance.now() - started).toBeLessThan(2500)
         expect(report).toMatchObject({ ok: false, status: 'busy', database: ['ok'] })
         expect(report.fix).toMatch(/write lock/)
       } finally {
@@ -72,18 +74,22 @@ export function reliabilitySuite(h: Harness): void {
       await store.close()
     })
 
-    it('reports corrupted pages with the fix', async () => {
+    /** A closed database file of a few hundred pages of messages. */
+    async function filledFile(): Promise<string> {
       const path = h.path()
       const store = await open(path)
       const s = await store.createSession({ source: 'cli' })
-      await store.appendMessages(
-        s.id,
-        Array.from({ length: 400 }, (_, i) => ({
-          role: 'user' as const,
-          content: `message ${i} `.repeat(40),
-        })),
-      )
+      const rows = Array.from({ length: 400 }, (_, i) => ({
+        role: 'user' as const,
+        content: `row ${i} `.repeat(40),
+      }))
+      await store.appendMessages(s.id, rows)
       await store.close()
+      return path
+    }
+
+    it('reports corrupted pages with the fix', async () => {
+      const path = await filledFile()
       const pageSize = 4096
       const pages = statSync(path).size / pageSize
       expect(pages).toBeGreaterThan(20)
@@ -103,14 +109,7 @@ export function reliabilitySuite(h: Harness): void {
     })
 
     it('reports a truncated file with the fix, at open or in the report', async () => {
-      const path = h.path()
-      const store = await open(path)
-      const s = await store.createSession({ source: 'cli' })
-      await store.appendMessages(
-        s.id,
-        Array.from({ length: 300 }, (_, i) => ({ role: 'user' as const, content: `row ${i} `.repeat(50) })),
-      )
-      await store.close()
+      const path = await filledFile()
       truncateSync(path, Math.floor(statSync(path).size / 2))
       const opened = await open(path).then(
         (damaged) => damaged,

@@ -109,6 +109,68 @@ export function storeSuite(h: Harness): void {
       await store.close()
     })
 
+    it('adds foreign keys to a populated database, keeping every row, link and index entry', async () => {
+      const oldFolder = join(dir, `migrations-before-fk-${driver}`)
+      cpSync(DEFAULT_MIGRATIONS_FOLDER, oldFolder, { recursive: true })
+      const journalPath = join(oldFolder, 'meta', '_journal.json')
+      const journal = JSON.parse(readFileSync(journalPath, 'utf8'))
+      const fk = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith('0005_'))
+      expect(fk).toBeGreaterThan(0)
+      journal.entries = journal.entries.slice(0, fk)
+      writeFileSync(journalPath, JSON.stringify(journal))
+      const path = h.path()
+      const before = await h.open(path, { migrationsFolder: oldFolder })
+      const root = await before.createSession({ source: 'cli', userId: 'u' })
+      const child = await before.createSession({ source: 'cli', userId: 'u', parentSessionId: root.id })
+      await before.appendMessages(root.id, [
+        { role: 'user', content: '部署 the gateway' },
+        { role: 'assistant', content: null, tool_calls: [toolCall('c1', 'deploy', { to: 'prod' })] },
+      ])
+      await before.appendMessage(child.id, { role: 'user', content: 'gateway again' })
+      await before.addEpisode({ sessionId: root.id, summary: 'gateway deployment' })
+      await before.recordUsage(root.id, { model: 'm', purpose: 'main', inputTokens: 3, outputTokens: 4 })
+      await before.close()
+      // A message of a session that no longer exists, as another tool could have left it.
+      const other = raw(path)
+      other.pragma('foreign_keys = OFF')
+      other.exec(
+        "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('gone', 'user', 'orphan', 1)",
+      )
+      other.close()
+
+      const store = await open(path)
+      expect(await store.getLineage(child.id)).toMatchObject([{ id: root.id }, { id: child.id }])
+      expect(await store.getSession(root.id)).toMatchObject({
+        messageCount: 2,
+        toolCallCount: 1,
+        inputTokens: 3,
+      })
+      expect((await store.search('gateway')).length).toBe(3)
+      expect((await store.search('部署')).map((hit) => hit.sessionId)).toEqual([root.id])
+      expect(await store.search('orphan')).toEqual([])
+      expect(await store.checkIntegrity()).toMatchObject({ ok: true })
+      await store.close()
+
+      const db = raw(path)
+      const keys = (table: string) =>
+        (db.pragma(`foreign_key_list(${table})`) as { table: string; from: string; on_delete: string }[]).map(
+          (k) => [k.from, k.table, k.on_delete],
+        )
+      expect(keys('messages')).toEqual([['session_id', 'sessions', 'CASCADE']])
+      expect(keys('episodes')).toEqual([['session_id', 'sessions', 'CASCADE']])
+      expect(keys('model_calls')).toEqual([['session_id', 'sessions', 'CASCADE']])
+      expect(keys('sessions')).toEqual([['parent_session_id', 'sessions', 'SET NULL']])
+      // The schema itself, not the store's code, takes a session's rows with it and detaches its children.
+      db.pragma('foreign_keys = ON')
+      db.prepare('DELETE FROM sessions WHERE id = ?').run(root.id)
+      const count = (sql: string) => db.prepare(sql).pluck().get()
+      expect(count('SELECT count(*) FROM messages')).toBe(1)
+      expect(count('SELECT count(*) FROM episodes')).toBe(0)
+      expect(count('SELECT count(*) FROM model_calls')).toBe(0)
+      expect(count('SELECT parent_session_id FROM sessions')).toBeNull()
+      db.close()
+    })
+
     it('refuses a database whose schema is newer than the code', async () => {
       const path = h.path()
       await (await open(path)).close()
@@ -590,10 +652,14 @@ export function storeSuite(h: Harness): void {
     it('marks an Engram database made before the mark when it upgrades it', async () => {
       const path = h.path()
       await (await open(path)).close()
-      const db = raw(path)
-      db.exec(
-        'PRAGMA application_id = 0; DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)',
+      // The database as it was before migration 0004 set the mark (later migrations undone in the history).
+      const journal = JSON.parse(
+        readFileSync(join(DEFAULT_MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8'),
       )
+      const marked = journal.entries.find((e: { tag: string }) => e.tag.startsWith('0004_')).when
+      const db = raw(path)
+      db.exec('PRAGMA application_id = 0')
+      db.prepare('DELETE FROM __drizzle_migrations WHERE created_at >= ?').run(marked)
       db.close()
       expect(applicationId(path)).toBe(0)
       const store = await open(path)

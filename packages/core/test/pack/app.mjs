@@ -1,10 +1,8 @@
 // Runs inside a temporary npm project that installed the packed @engram/core and @engram/compressor.
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { compress, persistCompression } from '@engram/compressor'
 import { openStore } from '@engram/core'
 
-const store = await openStore({ url: join(tmpdir(), `engram-pack-${process.pid}.db`) })
+const store = await openStore({ url: './data/engram.db' })
 const session = await store.createSession({ source: 'pack-test', userId: 'u1' })
 const history = [{ role: 'system', content: 'You are a coding agent.' }]
 for (let i = 0; i < 12; i++) {
