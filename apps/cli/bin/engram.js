@@ -13,6 +13,11 @@ if (!existsSync(fileURLToPath(built))) {
   register('./source-conditions.mjs', import.meta.url)
   entry = new URL('../src/main.ts', import.meta.url)
 }
+// A reader that stops early (`engram sessions | head`) is not an error.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0)
+  throw error
+})
 const { main } = await import(entry.href)
 const io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env }
 process.exitCode = await main(process.argv.slice(2), io)

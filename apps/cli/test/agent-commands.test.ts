@@ -129,10 +129,10 @@ describe('engram demo and engram eval', () => {
     const { code, stdout } = await engram(['demo', '--db', db])
     expect(code).toBe(0)
     expect(stdout).toContain('engram › From memory: the API backend uses FastAPI and deploys to fly.io')
-    expect(stdout).toContain(
-      'engram › From a past conversation: user: The job queue runs on Redis because Celery was too heavy for us.',
+    expect(stdout).toMatch(
+      /engram › From a past conversation: (user: )?The job queue runs on Redis because Celery was too heavy/,
     )
-    expect(stdout).toContain('engram › From a past conversation: user: 部署的时候遇到了 SSL 证书过期的问题')
+    expect(stdout).toMatch(/engram › From a past conversation: (user: )?部署的时候遇到了 SSL 证书过期的问题/)
     expect(stdout).toContain('engram › From memory: 数据库用 PostgreSQL 16，端口 5433')
     expect(stdout).toMatch(/\[ctx\] tokens=\d+ window=6000 ratio=[\d.]+ compressed=yes/)
     expect(stdout).toMatch(/Lineage: [0-9a-f]{8} \(\d+ msgs, compression\) → [0-9a-f]{8}/)
