@@ -13,6 +13,9 @@ const invalidFile = (file: string, detail: string) =>
 // JSON inside an HTML comment must not close it: `-->` becomes `--\u003e`, which JSON.parse reads back.
 const commentJson = (value: unknown) => JSON.stringify(value).replace(/-->/g, '--\\u003e')
 
+// Visible text outside the fences stays on one line, so that it can never pass for a data comment.
+const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, ' ')
+
 function fenceFor(text: string): string {
   let longest = 0
   for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length)
@@ -22,10 +25,10 @@ function fenceFor(text: string): string {
 function markdownMessage(message: StoredMessage): string[] {
   const { content, ...meta } = message
   const when = new Date(message.timestamp).toISOString()
-  const lines = [`### ${message.role}${message.name ? ` (${message.name})` : ''} · ${when}`]
+  const lines = [`### ${message.role}${message.name ? ` (${oneLine(message.name)})` : ''} · ${when}`]
   const text = typeof content === 'string' ? content : null
   lines.push(`<!-- engram:message ${commentJson(text === null ? { ...meta, content } : meta)} -->`)
-  for (const call of message.tool_calls ?? []) lines.push(`- tool call \`${call.function.name}\``)
+  for (const call of message.tool_calls ?? []) lines.push(`- tool call \`${oneLine(call.function.name)}\``)
   if (text !== null) {
     const fence = fenceFor(text)
     lines.push(`${fence}text`, text, fence)
@@ -36,11 +39,11 @@ function markdownMessage(message: StoredMessage): string[] {
 
 function markdownSession({ session, messages, ...rest }: ExportedSession): string[] {
   return [
-    `## Session ${session.id}${session.title ? `: ${session.title}` : ''}`,
+    `## Session ${oneLine(session.id)}${session.title ? `: ${oneLine(session.title)}` : ''}`,
     `<!-- engram:session ${commentJson({ session, ...rest })} -->`,
     '',
-    `- source: ${session.source}, model: ${session.model ?? '—'}, started ${new Date(session.startedAt).toISOString()}` +
-      (session.parentSessionId ? `, continues ${session.parentSessionId}` : ''),
+    `- source: ${oneLine(session.source)}, model: ${oneLine(session.model ?? '—')}, started ${new Date(session.startedAt).toISOString()}` +
+      (session.parentSessionId ? `, continues ${oneLine(session.parentSessionId)}` : ''),
     '',
     ...messages.flatMap(markdownMessage),
   ]
