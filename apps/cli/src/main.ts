@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander'
+import pc from 'picocolors'
 import { registerChat } from './commands/chat.ts'
 import { registerDemo } from './commands/demo.ts'
 import { registerDoctor } from './commands/doctor.ts'
@@ -60,8 +61,8 @@ function report(error: unknown, io: Io, json: boolean): number {
   const line = errorLine(error).replace(/^error: /, '')
   const hint =
     code === 2 && error instanceof CommanderError ? '. Run `engram --help` for the commands and options.' : ''
-  const red = colorEnabled(io.stderr, io.env) ? '\u001b[31m' : ''
-  io.stderr.write(`${red}engram: ${line}${hint}${red ? '\u001b[39m' : ''}\n`)
+  const { red } = pc.createColors(colorEnabled(io.stderr, io.env))
+  io.stderr.write(`${red(`engram: ${line}${hint}`)}\n`)
   if (json)
     io.stdout.write(`${JSON.stringify({ error: { code: errorCode(error), message: line } }, null, 2)}\n`)
   if (io.env.ENGRAM_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`)
