@@ -24,6 +24,12 @@ describe('episode importance', () => {
     expect(importanceOf('- Write a haiku.\nimportance = 1')).toBe(3)
   })
 
+  it('is linear in the summary (no backtracking on long runs of spaces)', () => {
+    const started = performance.now()
+    importanceOf(`importance${' '.repeat(200_000)}x `.repeat(3))
+    expect(performance.now() - started).toBeLessThan(1_000)
+  })
+
   it('is always an integer from 0 to 10 (property)', () => {
     fc.assert(
       fc.property(

@@ -196,6 +196,11 @@ describe('offline summaries', () => {
     const started = performance.now()
     offlineSummary({ prompt: `<conversation>\n[user]\n${huge}\n</conversation>`, maxTokens: 500 })
     termsOf(huge)
+    termsOf(`a${'.'.repeat(200_000)}b`)
+    offlineSummary({
+      prompt: `<previous-summary>\n## ${' '.repeat(200_000)}x\n</previous-summary>`,
+      maxTokens: 50,
+    })
     expect(performance.now() - started).toBeLessThan(3_000)
   })
 })

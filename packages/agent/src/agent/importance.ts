@@ -13,7 +13,7 @@ const DEBUGGING =
 /** The articles' baselines: environment and configuration facts 8, user preferences 7, debugging details 3. */
 export const IMPORTANCE = { environment: 8, preference: 7, neutral: 5, debugging: 3 } as const
 
-const ESTIMATE = /\bimportance\s*[:=]?\s*(\d{1,2})(?:\s*\/\s*10)?/i
+const ESTIMATE = /\bimportance(?:\s*[:=])?\s*(\d{1,2})/i
 
 /**
  * The importance (0–10) of an episode from its summary: the highest baseline among the kinds of fact it

@@ -13,7 +13,7 @@ import {
   toAnthropicTools,
 } from './anthropic-mapping.ts'
 import { callVendor } from './call.ts'
-import { type ProviderOptions, resolveEndpoint } from './endpoint.ts'
+import { type ProviderOptions, resolveEndpoint, sdkClientOptions } from './endpoint.ts'
 import { badResponse, type Endpoint } from './errors.ts'
 import type { ChatRequest, ChatResult, ChatUsage, ModelProvider } from './types.ts'
 
@@ -119,14 +119,7 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
     keyVariable: 'ANTHROPIC_API_KEY',
     chatPath: '/v1/messages',
   })
-  const client = new Anthropic({
-    apiKey: endpoint.apiKey,
-    baseURL: endpoint.baseUrl,
-    timeout: endpoint.timeoutSeconds * 1000,
-    maxRetries: endpoint.maxRetries,
-    fetch,
-    logLevel: 'off',
-  })
+  const client = new Anthropic(sdkClientOptions(endpoint, fetch))
   return {
     name: 'anthropic',
     model: endpoint.model,

@@ -62,3 +62,18 @@ export function resolveEndpoint(
     fetch: proxyAwareFetch(env),
   }
 }
+
+/**
+ * The client options both SDKs share: the resolved key and base URL (never their own environment
+ * lookups), the per-attempt timeout, the retries, the proxy-aware fetch, and no SDK logging.
+ */
+export function sdkClientOptions(endpoint: Endpoint, fetch: FetchFunction) {
+  return {
+    apiKey: endpoint.apiKey,
+    baseURL: endpoint.baseUrl,
+    timeout: endpoint.timeoutSeconds * 1000,
+    maxRetries: endpoint.maxRetries,
+    fetch,
+    logLevel: 'off' as const,
+  }
+}

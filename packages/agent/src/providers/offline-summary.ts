@@ -16,10 +16,9 @@ function previousSections(previous: string | null): Map<string, string[]> {
   const sections = new Map<string, string[]>()
   let current: string[] | null = null
   for (const line of (previous ?? '').split('\n')) {
-    const heading = /^##\s+(.+?)\s*$/.exec(line)
-    if (heading) {
+    if (line.startsWith('## ')) {
       current = []
-      sections.set(heading[1] as string, current)
+      sections.set(line.slice(3).trim(), current)
     } else if (current && line.startsWith('- ')) current.push(line.slice(2))
   }
   return sections

@@ -41,7 +41,10 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}_.-]*/gu
 
 /** Lower case, without a plural `s`, so `databases` meets `database` and `uses` meets `use`. */
 function stem(word: string): string {
-  const lower = word.toLowerCase().replace(/[.-]+$/, '')
+  let end = word.length
+  // A loop, not /[.-]+$/: that regex retries from every dot of a long run and goes quadratic.
+  while (end > 0 && (word[end - 1] === '.' || word[end - 1] === '-')) end--
+  const lower = word.slice(0, end).toLowerCase()
   return lower.length > 3 && lower.endsWith('s') && !lower.endsWith('ss') ? lower.slice(0, -1) : lower
 }
 

@@ -7,7 +7,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions'
 import { callVendor } from './call.ts'
-import { type ProviderOptions, resolveEndpoint } from './endpoint.ts'
+import { type ProviderOptions, resolveEndpoint, sdkClientOptions } from './endpoint.ts'
 import { badResponse, type Endpoint } from './errors.ts'
 import type { ChatRequest, ChatResult, ChatUsage, ModelProvider } from './types.ts'
 
@@ -123,16 +123,7 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
     keyVariable: 'OPENAI_API_KEY',
     chatPath: '/chat/completions',
   })
-  const client = new OpenAI({
-    apiKey: endpoint.apiKey,
-    baseURL: endpoint.baseUrl,
-    organization: null,
-    project: null,
-    timeout: endpoint.timeoutSeconds * 1000,
-    maxRetries: endpoint.maxRetries,
-    fetch,
-    logLevel: 'off',
-  })
+  const client = new OpenAI({ ...sdkClientOptions(endpoint, fetch), organization: null, project: null })
   return {
     name: 'openai',
     model: endpoint.model,
