@@ -105,8 +105,10 @@ describe('concurrent writers', () => {
           expect(session?.messageCount).toBe(CHILDREN * MESSAGES)
           expect(await store.checkIntegrity()).toEqual({
             ok: true,
+            status: 'ok',
             database: ['ok'],
             searchIndex: { messages: 'ok', episodes: 'ok' },
+            fix: null,
           })
         })
       } finally {
@@ -239,8 +241,10 @@ describe('concurrent writers', () => {
         expectInterleaving(await first.getStoredMessages(shared), CHILDREN, MESSAGES)
         expect(await first.checkIntegrity()).toEqual({
           ok: true,
+          status: 'ok',
           database: ['ok'],
           searchIndex: { messages: 'ok', episodes: 'ok' },
+          fix: null,
         })
       } finally {
         await second.close()

@@ -89,8 +89,10 @@ for (const driver of driversUnderTest()) {
           const integrity = await store.checkIntegrity()
           expect(integrity, `round ${round}`).toEqual({
             ok: true,
+            status: 'ok',
             database: ['ok'],
             searchIndex: { messages: 'ok', episodes: 'ok' },
+            fix: null,
           })
 
           const stored = await store.getStoredMessages(sessionId)

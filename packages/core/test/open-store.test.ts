@@ -7,11 +7,10 @@ import { driversUnderTest, tempDbPath, tempDir } from './helpers.ts'
 
 const dir = tempDir()
 
-/** A real better-sqlite3 connection that answers like an SQLite build compiled without FTS5. */
-function withoutFts5(inner: StorageDriver): StorageDriver {
+/** A real better-sqlite3 connection that refuses the statements `refused` matches, as `message` says. */
+function refusing(inner: StorageDriver, refused: RegExp, message: string): StorageDriver {
   const refuse = (sql: string) => {
-    if (/\bfts5\b/i.test(sql))
-      throw Object.assign(new Error('no such module: fts5'), { code: 'SQLITE_ERROR' })
+    if (refused.test(sql)) throw Object.assign(new Error(message), { code: 'SQLITE_ERROR' })
   }
   return {
     ...inner,
@@ -26,25 +25,14 @@ function withoutFts5(inner: StorageDriver): StorageDriver {
   }
 }
 
-/** A real better-sqlite3 connection that answers like a libSQL server: remote, refusing PRAGMAs that set a value. */
-function asLibsqlServer(inner: StorageDriver): StorageDriver {
-  const refuse = (sql: string) => {
-    if (/PRAGMA\s+\w+\s*=/i.test(sql))
-      throw Object.assign(new Error('SQL_PARSE_ERROR: unsupported statement'), { code: 'SQLITE_ERROR' })
-  }
-  return {
-    ...inner,
-    capabilities: { localFile: false, remote: true },
-    execute: async (statement) => {
-      refuse(statement.sql)
-      return inner.execute(statement)
-    },
-    batch: async (statements) => {
-      for (const s of statements) refuse(s.sql)
-      return inner.batch(statements)
-    },
-  }
-}
+/** Answers like an SQLite build compiled without FTS5. */
+const withoutFts5 = (inner: StorageDriver) => refusing(inner, /\bfts5\b/i, 'no such module: fts5')
+
+/** Answers like a libSQL server: remote, refusing PRAGMAs that set a value. */
+const asLibsqlServer = (inner: StorageDriver): StorageDriver => ({
+  ...refusing(inner, /PRAGMA\s+\w+\s*=/i, 'SQL_PARSE_ERROR: unsupported statement'),
+  capabilities: { localFile: false, remote: true },
+})
 
 describe('openStore', () => {
   it('says clearly when SQLite has no FTS5, and creates nothing', async () => {
