@@ -65,6 +65,10 @@ describe('engram chat with piped input', () => {
     })
     expect(again.sessions).toHaveLength(1)
     expect(again.sessions[0]?.messageCount).toBe(6)
+    const listed = await engram(['sessions'], { cwd })
+    expect(listed.stdout).toMatch(
+      /telegram +engram-offline +6 +[\d,]+ +remember the bot token lives in vault\n$/,
+    )
   })
 })
 

@@ -43,7 +43,7 @@ describe('engram sessions', () => {
     expect(stderr).toBe('')
     const lines = stdout.trimEnd().split('\n')
     expect(lines).toHaveLength(3)
-    expect(lines[0]).toMatch(/^ID\s+STARTED\s+SOURCE\s+MODEL\s+MSGS\s+TOKENS\s+TITLE$/)
+    expect(lines[0]).toMatch(/^ID\s+STARTED\s+SOURCE\s+MODEL\s+MSGS\s+TOKENS\s+TITLE OR FIRST MESSAGE$/)
     const titleColumn = columnOf(lines[0] as string, 'TITLE')
     for (const line of lines.slice(1)) {
       expect(columnOf(line, '后端选型')).toBe(titleColumn)
