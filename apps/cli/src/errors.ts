@@ -1,3 +1,4 @@
+import { ProviderError } from '@engram/agent'
 import { EngramError } from '@engram/core'
 import { CommanderError } from 'commander'
 
@@ -19,13 +20,13 @@ export function exitCodeOf(error: unknown): 1 | 2 {
 /** The one line printed for an error: the cause and the fix, never a stack (ENGRAM_DEBUG=1 shows it). */
 export function errorLine(error: unknown): string {
   const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.trim() ?? ''
-  if (error instanceof EngramError || error instanceof UsageError || error instanceof CommanderError)
-    return message
+  const known = [EngramError, ProviderError, UsageError, CommanderError]
+  if (known.some((kind) => error instanceof kind)) return message
   return `${message} (unexpected error: rerun with ENGRAM_DEBUG=1 to see where it happened)`
 }
 
 export function errorCode(error: unknown): string {
-  if (error instanceof EngramError) return error.code
+  if (error instanceof EngramError || error instanceof ProviderError) return error.code
   if (error instanceof UsageError || error instanceof CommanderError) return 'USAGE'
   return 'UNEXPECTED'
 }

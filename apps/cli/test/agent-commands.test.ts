@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { engram, engramJson, type Json, tempDir, withStore } from './helpers.ts'
@@ -69,6 +71,39 @@ describe('engram chat with piped input', () => {
     expect(listed.stdout).toMatch(
       /telegram +engram-offline +6 +[\d,]+ +remember the bot token lives in vault\n$/,
     )
+  })
+})
+
+describe('engram chat with a provider that refuses the key', () => {
+  it('prints the provider error in one line without the key and stays in the REPL', async () => {
+    const server = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => {
+        res.writeHead(401, { 'content-type': 'application/json' })
+        res.end(
+          '{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}',
+        )
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+      const result = await engram(['chat'], {
+        cwd: tempDir(),
+        env: { OPENAI_API_KEY: 'sk-wrong-0123456789', OPENAI_BASE_URL: url },
+        input: 'hello\n/help\n',
+      })
+      expect(result.code).toBe(0)
+      const lines = result.stdout.split('\n')
+      expect(lines[0]).toMatch(
+        /^openai: .* rejected the API key \(401: Incorrect API key provided\)\. The key was read from OPENAI_API_KEY/,
+      )
+      expect(result.stdout).toContain('/resume [id]')
+      expect(result.stdout + result.stderr).not.toContain('sk-wrong-0123456789')
+      expect(result.stderr).not.toContain('No API key set')
+    } finally {
+      server.close()
+    }
   })
 })
 
