@@ -243,6 +243,8 @@ describe('engram import --from-hermes', () => {
       outputTokens: 830,
     })
     expect(shown.session.costUsd).toBeCloseTo(0.0421)
+    expect(shown.session.startedAt).toBe(Math.round(T0 * 1000))
+    expect(shown.session.endedAt).toBe(Math.round((T0 + 600) * 1000))
     expect(shown.lineage.map((s: { id: string }) => s.id)).toEqual([ROOT, CHILD])
     expect(shown.messages.map((m: { role: string }) => m.role)).toEqual([
       'user',

@@ -1,4 +1,6 @@
-import type { Episode, Session, Store, StoredMessage, UsageReport, UsageTotals } from '@engram/core'
+import type { Episode, Session, Store, StoredMessage, UsageTotals } from '@engram/core'
+import { modelCalls } from '@engram/core/schema'
+import { type AnyColumn, count, eq, sql } from 'drizzle-orm'
 
 /** One model-call total of a session: the usage report's totals, per purpose and model. */
 export interface UsageRow extends UsageTotals {
@@ -23,20 +25,24 @@ export interface ExportDocument {
 
 export const FORMAT = 'engram-export'
 
-/**
- * The usage rows of a session from its report. The store reports totals by purpose and by model; when the
- * session used one model (or one purpose) the rows are exact, otherwise each purpose is attributed to the
- * session's main model.
- */
-export function usageRows(report: UsageReport, fallbackModel: string | null): UsageRow[] {
-  const models = Object.keys(report.byModel)
-  const purposes = Object.entries(report.byPurpose)
-  if (purposes.length === 1 && models.length > 1) {
-    const purpose = purposes[0]?.[0] as string
-    return Object.entries(report.byModel).map(([model, totals]) => ({ purpose, model, ...totals }))
-  }
-  const model = models.length === 1 ? (models[0] as string) : (fallbackModel ?? 'unknown')
-  return purposes.map(([purpose, totals]) => ({ purpose, model, ...totals }))
+/** The session's model calls totalled per purpose and model, read from the `model_calls` table. */
+function usageRows(store: Store, sessionId: string): Promise<UsageRow[]> {
+  const total = (column: AnyColumn) => sql<number>`total(${column})`.mapWith(Number)
+  return store.db
+    .select({
+      purpose: modelCalls.purpose,
+      model: modelCalls.model,
+      calls: count(),
+      inputTokens: total(modelCalls.inputTokens),
+      outputTokens: total(modelCalls.outputTokens),
+      cacheReadTokens: total(modelCalls.cacheReadTokens),
+      cacheWriteTokens: total(modelCalls.cacheWriteTokens),
+      costUsd: total(modelCalls.costUsd),
+    })
+    .from(modelCalls)
+    .where(eq(modelCalls.sessionId, sessionId))
+    .groupBy(modelCalls.purpose, modelCalls.model)
+    .orderBy(modelCalls.purpose, modelCalls.model)
 }
 
 /**
@@ -56,7 +62,7 @@ export async function exportChain(
       session,
       messages: await store.getStoredMessages(session.id),
       episodes: await store.getEpisodes(session.id),
-      usage: usageRows(await store.usage({ sessionId: session.id }), session.model),
+      usage: await usageRows(store, session.id),
     })
     watch.onSession?.(session)
   }

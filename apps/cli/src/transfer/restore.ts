@@ -1,4 +1,6 @@
 import type { MessageInput, Store, StoredMessage } from '@engram/core'
+import { sessions as sessionsTable } from '@engram/core/schema'
+import { eq } from 'drizzle-orm'
 import type { Progress } from '../progress.ts'
 import { type ExportedSession, parentsFirst, type UsageRow } from './document.ts'
 
@@ -56,6 +58,7 @@ export async function restoreSessions(
   const result: RestoreResult = { imported: 0, skipped: 0, messages: 0, warnings: [] }
   for (const { session, messages, episodes, usage } of parentsFirst(sessions)) {
     let current = await store.getSession(session.id)
+    const created = current === null
     if (current) result.skipped++
     else {
       const parent = session.parentSessionId
@@ -82,6 +85,13 @@ export async function restoreSessions(
     }
     if (session.endedAt !== null && current.endedAt === null) {
       await store.endSession(session.id, session.endReason ?? 'ended')
+    }
+    if (created) {
+      // The store stamps sessions with the time they are written; an import keeps the original times.
+      await store.db
+        .update(sessionsTable)
+        .set({ startedAt: session.startedAt, endedAt: session.endedAt })
+        .where(eq(sessionsTable.id, session.id))
     }
     let stored = await store.getStoredMessages(session.id)
     if (stored.length === 0 && messages.length > 0) {
