@@ -1,3 +1,7 @@
+// The app-layer configuration (engram.toml / engram.json and the environment).
+export { CONFIG_FILE_NAMES, DEFAULT_MODEL_IDS, type LoadConfigOptions, loadConfig } from './config/load.ts'
+export { maskedConfig, maskUrl } from './config/mask.ts'
+export type { ApiConfig, EngramConfig, MemoryFilesConfig, ModelConfig } from './config/types.ts'
 // Curated memory files, threat scanner and memory tools (issue 8).
 
 // Model providers, the agent loop and the memory nudge (issue 9).

@@ -46,4 +46,6 @@ export interface EngramConfig {
   nudge: { intervalTasks: number }
   api: ApiConfig
   models: { main: ModelConfig; compressor: ModelConfig }
+  /** Where the values came from: the file read (null when none) and the environment variables used. */
+  origin?: { file: string | null; env: string[] }
 }

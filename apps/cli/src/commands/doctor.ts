@@ -1,0 +1,105 @@
+import { type EngramConfig, loadConfig, maskedConfig, maskUrl } from '@engram/agent'
+import { openStore } from '@engram/core'
+import type { Command } from 'commander'
+import { createContext } from '../context.ts'
+import { AlreadyReported, errorLine } from '../errors.ts'
+import { checkMemoryFiles } from '../memory-check.ts'
+import type { Io } from '../output.ts'
+import { probeProvider } from '../provider-check.ts'
+
+export interface Check {
+  name: string
+  ok: boolean
+  detail: string
+  fix?: string
+}
+
+async function storeChecks(config: EngramConfig): Promise<Check[]> {
+  const where = maskUrl(config.storage.url ?? '')
+  let store: Awaited<ReturnType<typeof openStore>>
+  try {
+    store = await openStore(config.storage)
+  } catch (error) {
+    return [{ name: 'database', ok: false, detail: errorLine(error) }]
+  }
+  try {
+    const checks: Check[] = [
+      { name: 'database', ok: true, detail: `${where} opens (${store.driverName}); migrations are current` },
+    ]
+    const report = await store.checkIntegrity()
+    const dbOk = report.status !== 'corrupt' && report.status !== 'failed'
+    checks.push({
+      name: 'integrity',
+      ok: dbOk,
+      detail: `PRAGMA integrity_check: ${report.database.slice(0, 3).join('; ')}`,
+      ...(dbOk || !report.fix ? {} : { fix: report.fix }),
+    })
+    const { messages, episodes } = report.searchIndex
+    const ftsOk = report.status === 'ok' || report.status === 'busy'
+    checks.push({
+      name: 'search index',
+      ok: ftsOk && dbOk,
+      detail:
+        report.status === 'busy'
+          ? `not checked: ${report.fix}`
+          : `messages: ${messages}; episodes: ${episodes}`,
+      ...(report.status === 'search-index' ? { fix: 'run `engram reindex`' } : {}),
+    })
+    return checks
+  } catch (error) {
+    return [{ name: 'database', ok: false, detail: errorLine(error) }]
+  } finally {
+    await store.close()
+  }
+}
+
+/**
+ * `engram doctor`: config, database, migrations, integrity, search index, memory files and provider, each
+ * a ✓ or ✗ line with the fix, then the effective configuration with secrets masked. Exit code 1 when any
+ * check fails.
+ */
+export function registerDoctor(program: Command, io: Io): void {
+  program
+    .command('doctor')
+    .description('check the config, database, search index, memory files and model provider')
+    .action(async (_options, command: Command) => {
+      const ctx = createContext(command, io)
+      const checks: Check[] = []
+      let config: EngramConfig
+      try {
+        config = ctx.config()
+        checks.push({
+          name: 'config',
+          ok: true,
+          detail: `${config.origin?.file ?? 'no config file, defaults'} is valid`,
+        })
+      } catch (error) {
+        checks.push({
+          name: 'config',
+          ok: false,
+          detail: errorLine(error),
+          fix: 'correct that key, or write a fresh file with `engram init`',
+        })
+        config = loadConfig({ file: null, env: io.env })
+        if (ctx.options.db) config = { ...config, storage: { ...config.storage, url: ctx.options.db } }
+      }
+      checks.push(...(await storeChecks(config)))
+      checks.push(...(await checkMemoryFiles(config.memoryFiles)))
+      checks.push({ name: 'model', ...(await probeProvider(config.api, io.env)) })
+      const ok = checks.every((c) => c.ok)
+      const effective = maskedConfig(config)
+      const { out } = ctx
+      if (out.json) out.printJson({ ok, checks, config: effective })
+      else {
+        for (const check of checks) {
+          const mark = check.ok ? out.color.green('✓') : out.color.red('✗')
+          out.line(`${mark} ${out.color.bold(check.name)}: ${check.detail}`)
+          if (check.fix) out.line(`  ${out.color.dim(`fix: ${check.fix}`)}`)
+        }
+        out.line()
+        out.line(out.color.dim('Effective configuration (secrets masked):'))
+        out.line(out.color.dim(JSON.stringify(effective, null, 2)))
+      }
+      if (!ok) throw new AlreadyReported('doctor found problems')
+    })
+}

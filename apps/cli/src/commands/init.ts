@@ -1,0 +1,72 @@
+import { existsSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { EngramError } from '@engram/core'
+import type { Command } from 'commander'
+import { createContext } from '../context.ts'
+import type { Io } from '../output.ts'
+
+/** The commented config `engram init` writes: the articles' sections and keys, set to the defaults. */
+export const CONFIG_TEMPLATE = `# Engram configuration. Every key is optional; these are the defaults.
+# The environment overrides this file: OPENAI_API_KEY, OPENAI_BASE_URL, HERMES_MODEL, ANTHROPIC_API_KEY,
+# ENGRAM_DB_URL, ENGRAM_DB_AUTH_TOKEN. Keep API keys in the environment, not here.
+# Check it with \`engram doctor\`.
+
+[hermes.storage]
+db_path = "./data/engram.db"   # a file, or a Turso url: libsql://<db>-<org>.turso.io (token: ENGRAM_DB_AUTH_TOKEN)
+journal_mode = "WAL"           # readers never block the writer; several processes can share the file
+synchronous = "NORMAL"         # durable across application crashes in WAL mode; FULL is slower
+busy_timeout = 1000            # ms SQLite waits for a lock before Engram's own retries start
+fts_enabled = true             # full-text search is always on
+
+[context_compressor]
+trigger_ratio = 0.75           # compress when the prompt reaches 75% of the usable window
+head_protect_messages = 3      # messages after the system prompt kept verbatim
+tail_protect_tokens = 20000    # recent tokens kept verbatim
+tool_output_char_limit = 200   # older tool outputs longer than this become one-line placeholders
+# compress_model = "your-cheap-model-id"   # the summariser; defaults to the main model
+repair_tool_pairs = true       # never leave a tool call without its result (or the reverse)
+summary_max_tokens = 1500      # cap on each summary
+
+[memory_files]
+memory_md_char_limit = 2200    # MEMORY.md, the agent's notes (about 800 tokens)
+user_md_char_limit = 1375      # USER.md, the user profile (about 500 tokens)
+compact_trigger_ratio = 0.9    # above this share of the cap the agent consolidates
+
+[nudge]
+interval_tasks = 15            # every 15 tasks the agent reviews its work into MEMORY.md
+
+[api]
+# base_url = "https://api.openai.com/v1"   # any OpenAI-compatible endpoint (or OPENAI_BASE_URL)
+timeout_seconds = 60
+
+[models.main]
+# model_id = "gpt-4o-mini"     # or HERMES_MODEL
+max_tokens = 4096
+context_window = 128000
+
+[memory]
+memory_md_path = "./data/MEMORY.md"
+user_md_path = "./data/USER.md"
+`
+
+/** `engram init [file]`: writes the commented config; refuses to overwrite one without --force. */
+export function registerInit(program: Command, io: Io): void {
+  program
+    .command('init')
+    .description('write a commented engram.toml with the defaults')
+    .argument('[file]', 'where to write it', 'engram.toml')
+    .option('--force', 'overwrite an existing file')
+    .action(async (file: string, _options, command: Command) => {
+      const ctx = createContext<{ force?: boolean }>(command, io)
+      const path = resolve(file)
+      if (existsSync(path) && !ctx.options.force) {
+        throw new EngramError(
+          'INVALID_ARGUMENT',
+          `${path} already exists. Edit it, or pass --force to replace it.`,
+        )
+      }
+      writeFileSync(path, CONFIG_TEMPLATE)
+      if (ctx.out.json) return ctx.out.printJson({ written: path })
+      ctx.out.line(`Wrote ${path}. Check it with \`engram doctor\`.`)
+    })
+}

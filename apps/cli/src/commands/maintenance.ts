@@ -1,0 +1,105 @@
+import { maskUrl } from '@engram/agent'
+import type { Command } from 'commander'
+import { createContext } from '../context.ts'
+import { positiveInt } from '../errors.ts'
+import { type Io, relativeTime, shortId } from '../output.ts'
+import { withSpinner } from '../progress.ts'
+import { allSessions } from '../sessions.ts'
+
+interface PruneOptions {
+  olderThan: string
+  dryRun?: boolean
+  source?: string
+  vacuum?: boolean
+}
+
+/** `engram prune --older-than <days> [--dry-run] [--source s] [--vacuum]`: ended sessions only. */
+export function registerPrune(program: Command, io: Io): void {
+  program
+    .command('prune')
+    .description('delete ended sessions older than N days (open sessions and their children are kept)')
+    .requiredOption('--older-than <days>', 'sessions that ended more than this many days ago')
+    .option('--dry-run', 'list what would be deleted, delete nothing')
+    .option('--source <source>', 'only sessions from this source')
+    .option('--vacuum', 'reclaim the freed space afterwards (VACUUM)')
+    .action(async (_options, command: Command) => {
+      const ctx = createContext<PruneOptions>(command, io)
+      const { dryRun, source, vacuum } = ctx.options
+      const days = positiveInt(ctx.options.olderThan, '--older-than', 30)
+      const { out } = ctx
+      if (dryRun) {
+        const cutoff = Date.now() - days * 86_400_000
+        const doomed = await ctx.withStore(async (store) => {
+          const found = []
+          for await (const s of allSessions(store)) {
+            if (s.endedAt !== null && s.endedAt < cutoff && (source === undefined || s.source === source))
+              found.push(s)
+          }
+          return found
+        })
+        if (out.json)
+          return out.printJson({ dryRun: true, olderThanDays: days, count: doomed.length, sessions: doomed })
+        out.line(`Would delete ${doomed.length} session(s) that ended more than ${days} days ago:`)
+        if (doomed.length > 0) {
+          out.table(
+            ['ID', 'ENDED', 'SOURCE', 'MSGS'],
+            doomed.map((s) => [
+              shortId(s.id),
+              relativeTime(s.endedAt as number),
+              s.source,
+              String(s.messageCount),
+            ]),
+          )
+        }
+        return
+      }
+      const pruned = await ctx.withStore((store) =>
+        withSpinner(io, out.json, 'Pruning', async () => {
+          const count = await store.pruneSessions({ olderThanDays: days, source })
+          if (vacuum) await store.vacuum()
+          return count
+        }),
+      )
+      if (out.json)
+        return out.printJson({ dryRun: false, olderThanDays: days, count: pruned, vacuumed: Boolean(vacuum) })
+      out.line(
+        `Deleted ${pruned} session(s) that ended more than ${days} days ago${vacuum ? ', and vacuumed' : ''}.`,
+      )
+    })
+}
+
+/** `engram reindex`: recompute the search text of every row and rebuild both FTS5 indexes. */
+export function registerReindex(program: Command, io: Io): void {
+  program
+    .command('reindex')
+    .description('rebuild the full-text search index from the messages and episodes')
+    .action(async (_options, command: Command) => {
+      const ctx = createContext(command, io)
+      const started = Date.now()
+      const report = await ctx.withStore((store) =>
+        withSpinner(io, ctx.out.json, 'Rebuilding the search index', async () => {
+          await store.rebuildSearchIndex()
+          return store.checkIntegrity()
+        }),
+      )
+      const result = { rebuilt: true, ms: Date.now() - started, searchIndex: report.searchIndex }
+      if (ctx.out.json) return ctx.out.printJson(result)
+      ctx.out.line(
+        `Search index rebuilt in ${result.ms} ms (messages: ${report.searchIndex.messages}, episodes: ${report.searchIndex.episodes}).`,
+      )
+    })
+}
+
+/** `engram migrate`: opening the store applies any pending migration; this says so explicitly. */
+export function registerMigrate(program: Command, io: Io): void {
+  program
+    .command('migrate')
+    .description('create the database or bring its schema up to date')
+    .action(async (_options, command: Command) => {
+      const ctx = createContext(command, io)
+      const url = maskUrl(ctx.config().storage.url ?? '')
+      await ctx.withStore(async () => undefined)
+      if (ctx.out.json) return ctx.out.printJson({ migrated: true, database: url })
+      ctx.out.line(`The database ${url} is up to date.`)
+    })
+}

@@ -1,0 +1,98 @@
+import { MemoryFiles, type MemoryOperation, type MemoryTarget } from '@engram/agent'
+import type { Command } from 'commander'
+import { createContext } from '../context.ts'
+import { UsageError } from '../errors.ts'
+import { formatInt, type Io, type Output } from '../output.ts'
+
+const TARGETS: MemoryTarget[] = ['memory', 'user']
+const LABEL: Record<MemoryTarget, string> = {
+  memory: 'MEMORY.md (agent notes)',
+  user: 'USER.md (user profile)',
+}
+
+function targetOf(value: string | undefined, required: boolean): MemoryTarget[] {
+  if (value === undefined) {
+    if (required) throw new UsageError('--target is required for a change: --target memory or --target user.')
+    return TARGETS
+  }
+  if (!TARGETS.includes(value as MemoryTarget)) {
+    throw new UsageError(`--target must be memory or user (got ${JSON.stringify(value)}).`)
+  }
+  return [value as MemoryTarget]
+}
+
+function usageLine(out: Output, chars: number, limit: number): string {
+  const ratio = chars / limit
+  const text = `[${Math.round(ratio * 100)}% — ${formatInt(chars)}/${formatInt(limit)} chars]`
+  return ratio > 0.9 ? out.color.red(text) : ratio > 0.7 ? out.color.yellow(text) : out.color.dim(text)
+}
+
+function operationOf(action: string, args: string[]): MemoryOperation {
+  const [first, second] = args
+  if (action === 'add' && first !== undefined && args.length === 1) return { action, content: first }
+  if (action === 'replace' && first !== undefined && second !== undefined && args.length === 2) {
+    return { action, old_text: first, content: second }
+  }
+  if (action === 'remove' && first !== undefined && args.length === 1) return { action, old_text: first }
+  const usage = {
+    add: 'add "<entry>"',
+    replace: 'replace "<unique part of the old entry>" "<new entry>"',
+    remove: 'remove "<unique part of the entry>"',
+  }
+  const known = usage[action as keyof typeof usage]
+  throw new UsageError(
+    known
+      ? `Usage: engram memory ${known} --target memory|user.`
+      : `Unknown memory action ${JSON.stringify(action)}: use show, add, replace or remove.`,
+  )
+}
+
+/** The memory files as `engram memory` and the REPL's /memory print them: usage header, numbered entries. */
+export function printMemoryFiles(
+  out: Output,
+  files: { target: MemoryTarget; entries: string[]; chars: number; limit: number }[],
+): void {
+  for (const file of files) {
+    out.line(`${out.color.bold(LABEL[file.target])} ${usageLine(out, file.chars, file.limit)}`)
+    if (file.entries.length === 0) out.line(out.color.dim('  (empty)'))
+    for (const [i, entry] of file.entries.entries()) out.line(`  ${out.color.dim(`${i + 1}.`)} ${entry}`)
+    out.line()
+  }
+}
+
+/** Both memory files, read. */
+export async function readMemoryFiles(files: MemoryFiles) {
+  const shown = []
+  for (const target of TARGETS) shown.push({ target, ...(await files.read(target)) })
+  return shown
+}
+
+/**
+ * `engram memory [show|add|replace|remove] --target memory|user`: the curated memory files, changed through
+ * the same locked, scanned, capped writes the agent's memory tool uses.
+ */
+export function registerMemory(program: Command, io: Io): void {
+  program
+    .command('memory')
+    .description('show or edit MEMORY.md and USER.md (the same checks as the agent: cap, threat scan, lock)')
+    .argument('[action]', 'show, add, replace or remove', 'show')
+    .argument('[text...]', 'the entry (add), the old part and the new entry (replace), the old part (remove)')
+    .option('--target <target>', 'memory (MEMORY.md) or user (USER.md)')
+    .action(async (action: string, text: string[], _options, command: Command) => {
+      const ctx = createContext<{ target?: string }>(command, io)
+      const files = new MemoryFiles(ctx.config().memoryFiles)
+      const { out } = ctx
+      if (action === 'show') {
+        const shown = []
+        for (const target of targetOf(ctx.options.target, false))
+          shown.push({ target, ...(await files.read(target)) })
+        if (out.json) return out.printJson({ files: shown })
+        printMemoryFiles(out, shown)
+        return
+      }
+      const [target] = targetOf(ctx.options.target, true) as [MemoryTarget]
+      const result = await files.apply(target, [operationOf(action, text)])
+      if (out.json) return out.printJson(result)
+      out.line(`${result.changed ? out.color.green('✓') : '·'} ${result.summary}`)
+    })
+}

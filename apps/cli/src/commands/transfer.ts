@@ -1,0 +1,136 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs'
+import type { Command } from 'commander'
+import { createContext } from '../context.ts'
+import { UsageError } from '../errors.ts'
+import type { Io, Output } from '../output.ts'
+import { type Progress, startProgress } from '../progress.ts'
+import { findSession } from '../sessions.ts'
+import { exportChain, parentsFirst } from '../transfer/document.ts'
+import { FORMATS, type Format, parseExport, serialize } from '../transfer/formats.ts'
+import { openHermes } from '../transfer/hermes.ts'
+import { type RestoreResult, restoreSessions } from '../transfer/restore.ts'
+
+/** Writes next to the target and renames, so an interrupted export never leaves half a file. */
+function writeAtomically(path: string, text: string): void {
+  const temp = `${path}.${process.pid}.tmp`
+  writeFileSync(temp, text)
+  renameSync(temp, path)
+}
+
+/** `engram export <id> --format json|jsonl|md [--output file]`: the session's whole compression chain. */
+export function registerExport(program: Command, io: Io): void {
+  program
+    .command('export')
+    .description('export a session with its lineage, messages, tool calls, episodes and usage')
+    .argument('<id>', 'a session id, a unique prefix of one, or "latest"')
+    .option('--format <format>', `one of ${FORMATS.join(', ')}`, 'json')
+    .option('-o, --output <file>', 'write to this file instead of stdout')
+    .action(async (reference: string, _options, command: Command) => {
+      const ctx = createContext<{ format: string; output?: string }>(command, io)
+      const format = ctx.options.format as Format
+      if (!FORMATS.includes(format)) {
+        throw new UsageError(
+          `--format must be one of ${FORMATS.join(', ')} (got ${JSON.stringify(ctx.options.format)}).`,
+        )
+      }
+      // A bar only when the export goes to a file: on stdout it would mix with the export itself.
+      let progress: Progress | undefined
+      const document = await ctx
+        .withStore(async (store) =>
+          exportChain(store, (await findSession(store, reference)).id, {
+            onLineage: (lineage) => {
+              const total = lineage.reduce((n, s) => n + s.messageCount, 0)
+              if (ctx.options.output) progress = startProgress(io, ctx.out.json, 'Exporting', total)
+            },
+            onSession: (session) => progress?.increment(session.messageCount),
+          }),
+        )
+        .finally(() => progress?.stop())
+      const text = serialize(document, format)
+      const messages = document.sessions.reduce((n, s) => n + s.messages.length, 0)
+      if (!ctx.options.output) return void io.stdout.write(text)
+      writeAtomically(ctx.options.output, text)
+      const summary = { file: ctx.options.output, format, sessions: document.sessions.length, messages }
+      if (ctx.out.json) return ctx.out.printJson(summary)
+      ctx.out.line(
+        `Exported ${summary.sessions} session(s), ${messages} messages to ${summary.file} (${format}).`,
+      )
+    })
+}
+
+function printRestore(out: Output, result: RestoreResult & Record<string, unknown>, what: string): void {
+  if (out.json) {
+    out.printJson(result)
+    return
+  }
+  out.line(
+    `Imported ${result.imported} session(s) and ${result.messages} messages from ${what}; ${result.skipped} already present, skipped.`,
+  )
+  for (const warning of result.warnings.slice(0, 20)) out.note(`  ! ${warning}`)
+  if (result.warnings.length > 20) out.note(`  ! … and ${result.warnings.length - 20} more`)
+}
+
+/** `engram import <file>` (an Engram export) or `engram import --from-hermes <state.db>`. */
+export function registerImport(program: Command, io: Io): void {
+  program
+    .command('import')
+    .description('import an `engram export` file, or a Hermes Agent state.db with --from-hermes (read-only)')
+    .argument('[file]', 'a file written by engram export (json, jsonl or md)')
+    .option('--from-hermes <state.db>', "import Hermes Agent's database; the file is opened read-only")
+    .action(async (file: string | undefined, _options, command: Command) => {
+      const ctx = createContext<{ fromHermes?: string }>(command, io)
+      const hermesPath = ctx.options.fromHermes
+      if ((file === undefined) === (hermesPath === undefined)) {
+        throw new UsageError(
+          'Give either a file written by `engram export` or --from-hermes <state.db>, not both.',
+        )
+      }
+      if (hermesPath) return importHermes(ctx.out, io, hermesPath, ctx.withStore)
+      const document = parseExport(readFileSync(file as string, 'utf8'), file as string)
+      const total = document.sessions.reduce((n, s) => n + Math.max(1, s.messages.length), 0)
+      const progress = startProgress(io, ctx.out.json, 'Importing', total)
+      const result = await ctx
+        .withStore((store) => restoreSessions(store, document.sessions, progress))
+        .finally(() => progress.stop())
+      printRestore(ctx.out, { ...result, file }, file as string)
+    })
+}
+
+async function importHermes(
+  out: Output,
+  io: Io,
+  path: string,
+  withStore: ReturnType<typeof createContext>['withStore'],
+): Promise<void> {
+  const hermes = openHermes(path)
+  const total = hermes.sessions.reduce((n, s) => n + Math.max(1, s.session.messageCount), 0)
+  const progress = startProgress(io, out.json, 'Importing from Hermes', total)
+  try {
+    const result = await withStore(async (store) => {
+      const sum: RestoreResult = { imported: 0, skipped: 0, messages: 0, warnings: [] }
+      for (const exported of parentsFirst(hermes.sessions)) {
+        const existing = await store.getSession(exported.session.id)
+        if (existing && existing.messageCount > 0) {
+          sum.skipped++
+          progress.increment(Math.max(1, exported.session.messageCount))
+          continue
+        }
+        const { messages, usage, skipped } = hermes.load(exported)
+        const one = await restoreSessions(store, [{ ...exported, messages, usage }], progress)
+        sum.imported += one.imported
+        sum.skipped += one.skipped
+        sum.messages += one.messages
+        sum.warnings.push(...skipped, ...one.warnings)
+      }
+      return sum
+    })
+    printRestore(
+      out,
+      { ...result, source: path, hermesSchemaVersion: hermes.schemaVersion },
+      `Hermes ${path}`,
+    )
+  } finally {
+    progress.stop()
+    hermes.close()
+  }
+}

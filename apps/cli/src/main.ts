@@ -1,0 +1,87 @@
+import { Command, CommanderError } from 'commander'
+import pc from 'picocolors'
+import { registerChat } from './commands/chat.ts'
+import { registerDemo } from './commands/demo.ts'
+import { registerDoctor } from './commands/doctor.ts'
+import { registerEval } from './commands/eval.ts'
+import { registerInit } from './commands/init.ts'
+import { registerSessions } from './commands/list.ts'
+import { registerMigrate, registerPrune, registerReindex } from './commands/maintenance.ts'
+import { registerMemory } from './commands/memory.ts'
+import { registerSearch } from './commands/search.ts'
+import { registerShow } from './commands/show.ts'
+import { registerExport, registerImport } from './commands/transfer.ts'
+import { registerUsage } from './commands/usage.ts'
+import { AlreadyReported, errorCode, errorLine, exitCodeOf } from './errors.ts'
+import { colorEnabled, type Io } from './output.ts'
+
+const COMMANDS = [
+  registerChat,
+  registerDemo,
+  registerSessions,
+  registerShow,
+  registerSearch,
+  registerUsage,
+  registerMemory,
+  registerExport,
+  registerImport,
+  registerPrune,
+  registerReindex,
+  registerMigrate,
+  registerDoctor,
+  registerEval,
+  registerInit,
+]
+
+function buildProgram(io: Io): Command {
+  const program = new Command('engram')
+    .description('Engram: an agent with durable, searchable memory (the Hermes memory architecture)')
+    .version('0.1.0')
+    .option(
+      '--db <path|url>',
+      'the database: a file path or a libsql:// url (default ./data/engram.db, or ENGRAM_DB_URL)',
+    )
+    .option('--config <file>', 'a config file (default ./engram.toml or ./engram.json)')
+    .option('--json', 'print one JSON document on stdout (stable, see the README)')
+    .showHelpAfterError(false)
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: () => undefined,
+    })
+    .exitOverride()
+  for (const register of COMMANDS) register(program, io)
+  for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput())
+  return program
+}
+
+function report(error: unknown, io: Io, json: boolean): number {
+  const code = exitCodeOf(error)
+  if (error instanceof AlreadyReported) return code
+  const line = errorLine(error).replace(/^error: /, '')
+  const hint =
+    code === 2 && error instanceof CommanderError ? '. Run `engram --help` for the commands and options.' : ''
+  const { red } = pc.createColors(colorEnabled(io.stderr, io.env))
+  io.stderr.write(`${red(`engram: ${line}${hint}`)}\n`)
+  if (json)
+    io.stdout.write(`${JSON.stringify({ error: { code: errorCode(error), message: line } }, null, 2)}\n`)
+  if (io.env.ENGRAM_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`)
+  return code
+}
+
+/** Runs the CLI on `argv` (without node and the script) and returns the exit code: 0 ok, 1 failed, 2 usage. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const program = buildProgram(io)
+  try {
+    await program.parseAsync(argv, { from: 'user' })
+    return 0
+  } catch (error) {
+    if (
+      error instanceof CommanderError &&
+      ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)
+    ) {
+      return 0
+    }
+    return report(error, io, argv.includes('--json'))
+  }
+}

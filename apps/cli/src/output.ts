@@ -1,0 +1,128 @@
+import Table from 'cli-table3'
+import pc from 'picocolors'
+import stringWidth from 'string-width'
+
+export type Colors = ReturnType<typeof pc.createColors>
+
+/** The streams a command writes to; tests and the REPL pass their own. */
+export interface Io {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }
+  stderr: NodeJS.WritableStream & { isTTY?: boolean }
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean }
+  env: Readonly<Record<string, string | undefined>>
+}
+
+/**
+ * How a command prints: human text (coloured only on a terminal, never with `NO_COLOR`) or one JSON
+ * document on stdout (`--json`). Status and progress go to stderr so that stdout stays clean when piped.
+ */
+export interface Output {
+  readonly json: boolean
+  readonly tty: boolean
+  readonly color: Colors
+  readonly width: number
+  line(text?: string): void
+  note(text: string): void
+  printJson(value: unknown): void
+  table(head: string[], rows: string[][], options?: { align?: ('left' | 'right')[] }): void
+}
+
+/** Colours follow https://no-color.org: any non-empty NO_COLOR turns them off; so do pipes and TERM=dumb. */
+export function colorEnabled(stream: { isTTY?: boolean }, env: Io['env']): boolean {
+  return Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb'
+}
+
+const NO_BORDERS = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: '  ',
+}
+
+export function createOutput(io: Io, json: boolean): Output {
+  const tty = Boolean(io.stdout.isTTY)
+  const color = pc.createColors(colorEnabled(io.stdout, io.env))
+  const errColor = pc.createColors(colorEnabled(io.stderr, io.env))
+  return {
+    json,
+    tty,
+    color,
+    width: io.stdout.columns ?? 100,
+    line: (text = '') => io.stdout.write(`${text}\n`),
+    note: (text) => io.stderr.write(`${errColor.dim(text)}\n`),
+    printJson: (value) => io.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    table(head, rows, options = {}) {
+      const table = new Table({
+        head: head.map((h) => color.bold(h)),
+        chars: NO_BORDERS,
+        style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
+        colAligns: options.align ?? [],
+      })
+      table.push(...rows)
+      for (const line of table.toString().split('\n')) io.stdout.write(`${line.trimEnd()}\n`)
+    },
+  }
+}
+
+const segmenter = new Intl.Segmenter()
+
+/**
+ * `text` on one line, cut to at most `width` terminal columns (CJK characters take two) with an ellipsis.
+ * Linear in the length of the text.
+ */
+export function fit(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  if (stringWidth(flat) <= width) return flat
+  let used = 0
+  let cut = ''
+  for (const { segment } of segmenter.segment(flat)) {
+    const w = stringWidth(segment)
+    if (used + w > width - 1) break
+    cut += segment
+    used += w
+  }
+  return `${cut}…`
+}
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['week', 7 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+]
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' })
+
+/** "just now", "5 minutes ago", "yesterday", "3 weeks ago". */
+export function relativeTime(at: number, now = Date.now()): string {
+  const delta = at - now
+  for (const [unit, ms] of UNITS) {
+    if (Math.abs(delta) >= ms) return relative.format(Math.round(delta / ms), unit)
+  }
+  return 'just now'
+}
+
+export const formatInt = (n: number) => n.toLocaleString('en-US')
+
+export function formatCost(usd: number): string {
+  return usd === 0 ? '—' : `$${usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)}`
+}
+
+export const shortId = (id: string) => id.slice(0, 8)
+
+/** A search snippet with its «matches» emphasised (on a terminal) and the marks removed. */
+export function highlight(snippet: string, color: Colors): string {
+  return snippet.replace(/«([^«»]*)»/g, (_match, word: string) => color.bold(color.yellow(word)))
+}

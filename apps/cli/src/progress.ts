@@ -1,0 +1,50 @@
+import { spinner } from '@clack/prompts'
+import cliProgress from 'cli-progress'
+import type { Io } from './output.ts'
+
+export interface Progress {
+  increment(by?: number): void
+  stop(): void
+}
+
+const SILENT: Progress = { increment: () => undefined, stop: () => undefined }
+
+/**
+ * A progress bar on stderr when it is a terminal and the output is for a human; silence otherwise (pipes,
+ * `--json`, tests), so nothing but the result reaches a file.
+ */
+export function startProgress(io: Io, json: boolean, label: string, total: number): Progress {
+  if (json || !io.stderr.isTTY || total <= 0) return SILENT
+  const bar = new cliProgress.SingleBar(
+    {
+      format: `${label} [{bar}] {value}/{total}`,
+      stream: io.stderr as NodeJS.WritableStream,
+      hideCursor: true,
+      clearOnComplete: true,
+      fps: 10,
+    },
+    cliProgress.Presets.shades_classic,
+  )
+  bar.start(total, 0)
+  return { increment: (by = 1) => bar.increment(by), stop: () => bar.stop() }
+}
+
+/** Runs `work` under a spinner on a terminal (stderr); silently otherwise. */
+export async function withSpinner<T>(
+  io: Io,
+  json: boolean,
+  label: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (json || !io.stderr.isTTY) return work()
+  const spin = spinner({ output: io.stderr as NodeJS.WriteStream })
+  spin.start(label)
+  try {
+    const result = await work()
+    spin.stop(`${label}: done`)
+    return result
+  } catch (error) {
+    spin.error(`${label}: failed`)
+    throw error
+  }
+}

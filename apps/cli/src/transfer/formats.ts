@@ -1,0 +1,143 @@
+import { EngramError, type StoredMessage } from '@engram/core'
+import { type ExportDocument, type ExportedSession, FORMAT } from './document.ts'
+
+export const FORMATS = ['json', 'jsonl', 'md'] as const
+export type Format = (typeof FORMATS)[number]
+
+const invalidFile = (file: string, detail: string) =>
+  new EngramError(
+    'INVALID_ARGUMENT',
+    `${file} is not an Engram export (${detail}). Import a file written by \`engram export\`, or use --from-hermes for a Hermes state.db.`,
+  )
+
+// JSON inside an HTML comment must not close it: `-->` becomes `--\u003e`, which JSON.parse reads back.
+const commentJson = (value: unknown) => JSON.stringify(value).replace(/-->/g, '--\\u003e')
+
+// Visible text outside the fences stays on one line, so that it can never pass for a data comment.
+const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, ' ')
+
+function fenceFor(text: string): string {
+  let longest = 0
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length)
+  return '`'.repeat(Math.max(3, longest + 1))
+}
+
+function markdownMessage(message: StoredMessage): string[] {
+  const { content, ...meta } = message
+  const when = new Date(message.timestamp).toISOString()
+  const lines = [`### ${message.role}${message.name ? ` (${oneLine(message.name)})` : ''} · ${when}`]
+  const text = typeof content === 'string' ? content : null
+  lines.push(`<!-- engram:message ${commentJson(text === null ? { ...meta, content } : meta)} -->`)
+  for (const call of message.tool_calls ?? []) lines.push(`- tool call \`${oneLine(call.function.name)}\``)
+  if (text !== null) {
+    const fence = fenceFor(text)
+    lines.push(`${fence}text`, text, fence)
+  }
+  lines.push('')
+  return lines
+}
+
+function markdownSession({ session, messages, ...rest }: ExportedSession): string[] {
+  return [
+    `## Session ${oneLine(session.id)}${session.title ? `: ${oneLine(session.title)}` : ''}`,
+    `<!-- engram:session ${commentJson({ session, ...rest })} -->`,
+    '',
+    `- source: ${oneLine(session.source)}, model: ${oneLine(session.model ?? '—')}, started ${new Date(session.startedAt).toISOString()}` +
+      (session.parentSessionId ? `, continues ${oneLine(session.parentSessionId)}` : ''),
+    '',
+    ...messages.flatMap(markdownMessage),
+  ]
+}
+
+/** The document as text in `format`; every format reads back into an equal document. */
+export function serialize(document: ExportDocument, format: Format): string {
+  const header = { format: document.format, version: document.version, exportedAt: document.exportedAt }
+  if (format === 'json') return `${JSON.stringify(document, null, 2)}\n`
+  if (format === 'jsonl') {
+    const lines = [JSON.stringify(header)]
+    for (const { session, messages, episodes, usage } of document.sessions) {
+      lines.push(JSON.stringify({ type: 'session', session, usage }))
+      for (const message of messages) lines.push(JSON.stringify({ type: 'message', message }))
+      for (const episode of episodes) lines.push(JSON.stringify({ type: 'episode', episode }))
+    }
+    return `${lines.join('\n')}\n`
+  }
+  return [
+    `<!-- ${commentJson(header)} -->`,
+    `# Engram transcript`,
+    '',
+    ...document.sessions.flatMap(markdownSession),
+  ].join('\n')
+}
+
+function parseJsonl(text: string, file: string): ExportDocument {
+  const lines = text.split('\n').filter((line) => line.trim() !== '')
+  const header = JSON.parse(lines[0] ?? '{}')
+  const sessions: ExportedSession[] = []
+  for (const [index, line] of lines.slice(1).entries()) {
+    const record = JSON.parse(line)
+    const current = sessions.at(-1)
+    if (record.type === 'session')
+      sessions.push({ session: record.session, usage: record.usage ?? [], messages: [], episodes: [] })
+    else if (record.type === 'message' && current) current.messages.push(record.message)
+    else if (record.type === 'episode' && current) current.episodes.push(record.episode)
+    else throw invalidFile(file, `line ${index + 2} is not a session, message or episode record`)
+  }
+  return { ...header, sessions }
+}
+
+const COMMENT = /^<!-- (engram:session |engram:message )?(.*) -->$/
+
+function parseMarkdown(text: string): ExportDocument {
+  const lines = text.split('\n')
+  const sessions: ExportedSession[] = []
+  let header: Partial<ExportDocument> = {}
+  for (let i = 0; i < lines.length; i++) {
+    const match = COMMENT.exec(lines[i] as string)
+    if (!match) continue
+    const value = JSON.parse(match[2] as string)
+    if (match[1] === undefined) header = value
+    else if (match[1] === 'engram:session ') sessions.push({ ...value, messages: [] })
+    else {
+      const message = value as StoredMessage
+      if (!('content' in value)) {
+        while (i + 1 < lines.length && !/^`{3,}text$/.test(lines[i + 1] as string)) i++
+        const fence = (lines[++i] as string).slice(0, -'text'.length)
+        const body: string[] = []
+        while (i + 1 < lines.length && lines[i + 1] !== fence) body.push(lines[++i] as string)
+        i++
+        message.content = body.join('\n')
+      }
+      sessions.at(-1)?.messages.push(message)
+    }
+  }
+  return { ...(header as ExportDocument), sessions }
+}
+
+function isJsonlHeader(line: string): boolean {
+  try {
+    const value = JSON.parse(line)
+    return value?.format === FORMAT && !('sessions' in value)
+  } catch {
+    return false
+  }
+}
+
+/** Reads an export in any of the three formats (detected from the content, not the name). */
+export function parseExport(text: string, file: string): ExportDocument {
+  let document: ExportDocument
+  try {
+    const trimmed = text.trimStart()
+    if (trimmed.startsWith('<!--')) document = parseMarkdown(text)
+    else if (isJsonlHeader(trimmed.slice(0, trimmed.indexOf('\n') >>> 0)))
+      document = parseJsonl(trimmed, file)
+    else document = JSON.parse(text)
+  } catch (cause) {
+    if (cause instanceof EngramError) throw cause
+    throw invalidFile(file, (cause as Error).message.split('\n')[0] as string)
+  }
+  if (document?.format !== FORMAT || document.version !== 1 || !Array.isArray(document.sessions)) {
+    throw invalidFile(file, `no "${FORMAT}" version 1 header`)
+  }
+  return document
+}

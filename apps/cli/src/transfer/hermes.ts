@@ -1,0 +1,215 @@
+import { EngramError, type Role, type Session, type StoredMessage } from '@engram/core'
+import Database from 'better-sqlite3'
+import type { ExportedSession, UsageRow } from './document.ts'
+
+type Row = Record<string, unknown>
+
+/** A Hermes Agent `state.db` (the schema of `hermes_state.py`), opened read-only. */
+export interface HermesSource {
+  /** `schema_version.version`, or null for the oldest files, which have no such table. */
+  schemaVersion: number | null
+  /** Sessions without their messages, parents before children. */
+  sessions: ExportedSession[]
+  /** Reads one session's messages and usage (on demand: a state.db can be large). */
+  load(session: ExportedSession): { messages: StoredMessage[]; usage: UsageRow[]; skipped: string[] }
+  close(): void
+}
+
+const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool'])
+
+// Hermes stores seconds as REAL; a value this large is already milliseconds.
+const toMs = (value: unknown): number | null => {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return null
+  return Math.round(value < 1e11 ? value * 1000 : value)
+}
+
+const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
+const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null)
+
+function columns(db: Database.Database, table: string): Set<string> {
+  return new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name))
+}
+
+/** `column` when the table has it, else NULL under that name: files of every schema version read alike. */
+const pick = (have: Set<string>, alias: string) => (column: string) =>
+  have.has(column) ? `${alias}.${column}` : `NULL AS ${column}`
+
+function openReadOnly(path: string): Database.Database {
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true })
+    db.prepare('SELECT count(*) FROM sqlite_master').get()
+    return db
+  } catch (cause) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `Cannot read the Hermes database ${path} (${(cause as Error).message.split('\n')[0]}). Pass the path of Hermes' state.db (usually ~/.hermes/state.db).`,
+      { cause },
+    )
+  }
+}
+
+function toSession(row: Row): Session {
+  return {
+    id: String(row.id),
+    source: str(row.source) ?? 'hermes',
+    userId: str(row.user_id),
+    model: str(row.model),
+    title: str(row.title),
+    systemPrompt: str(row.prompt),
+    parentSessionId: str(row.parent_session_id),
+    startedAt: toMs(row.started_at) ?? 0,
+    endedAt: toMs(row.ended_at),
+    endReason: str(row.end_reason),
+    messageCount: num(row.message_count),
+    toolCallCount: num(row.tool_call_count),
+    inputTokens: num(row.input_tokens),
+    outputTokens: num(row.output_tokens),
+    costUsd: num(row.actual_cost_usd) || num(row.estimated_cost_usd),
+  }
+}
+
+function toolCallsOf(value: unknown): StoredMessage['tool_calls'] | 'invalid' | undefined {
+  if (typeof value !== 'string' || value.trim() === '' || value.trim() === 'null') return undefined
+  try {
+    const calls = JSON.parse(value)
+    if (!Array.isArray(calls)) return 'invalid'
+    return calls.length > 0 ? calls : undefined
+  } catch {
+    return 'invalid'
+  }
+}
+
+function toMessage(row: Row, sessionId: string, skipped: string[]): StoredMessage | null {
+  const role = String(row.role)
+  if (!ROLES.has(role)) {
+    skipped.push(`message ${row.id} of ${sessionId}: role ${JSON.stringify(role)} has no Engram equivalent`)
+    return null
+  }
+  if (role === 'tool' && !str(row.tool_call_id)) {
+    skipped.push(`message ${row.id} of ${sessionId}: a tool result without the id of its call`)
+    return null
+  }
+  const message: Record<string, unknown> = {
+    id: Number(row.id),
+    sessionId,
+    role: role as Role,
+    content: typeof row.content === 'string' ? row.content : null,
+    timestamp: toMs(row.timestamp) ?? 0,
+    tokenCount:
+      typeof row.token_count === 'number' && row.token_count >= 0 ? Math.round(row.token_count) : null,
+  }
+  const calls = role === 'assistant' ? toolCallsOf(row.tool_calls) : undefined
+  if (calls === 'invalid')
+    skipped.push(`message ${row.id} of ${sessionId}: tool_calls is not a JSON array; kept the text only`)
+  else if (calls) message.tool_calls = calls
+  if (str(row.tool_call_id)) message.tool_call_id = String(row.tool_call_id)
+  if (role === 'tool' && str(row.tool_name)) message.name = String(row.tool_name)
+  return message as unknown as StoredMessage
+}
+
+function usageOf(session: Session, row: Row, perModel: Row[]): UsageRow[] {
+  const fromTable = perModel.map((u) => ({
+    purpose: str(u.task) ?? 'main',
+    model: String(u.model),
+    calls: num(u.api_call_count),
+    inputTokens: num(u.input_tokens),
+    outputTokens: num(u.output_tokens),
+    cacheReadTokens: num(u.cache_read_tokens),
+    cacheWriteTokens: num(u.cache_write_tokens),
+    costUsd: num(u.actual_cost_usd) || num(u.estimated_cost_usd),
+  }))
+  if (fromTable.length > 0) return fromTable
+  if (session.inputTokens + session.outputTokens === 0) return []
+  return [
+    {
+      purpose: 'main',
+      model: session.model ?? 'unknown',
+      calls: num(row.api_call_count) || 1,
+      inputTokens: session.inputTokens,
+      outputTokens: session.outputTokens,
+      cacheReadTokens: num(row.cache_read_tokens),
+      cacheWriteTokens: num(row.cache_write_tokens),
+      costUsd: session.costUsd,
+    },
+  ]
+}
+
+/**
+ * Opens a Hermes Agent `state.db` read-only (the file is never written) and maps its sessions to Engram's
+ * shape. Columns are read by name when present, so files from the oldest schema up to the current one
+ * (schema_version 21 and later) import alike.
+ */
+export function openHermes(path: string): HermesSource {
+  const db = openReadOnly(path)
+  try {
+    const tables = new Set(
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+        (t) => t.name,
+      ),
+    )
+    if (!tables.has('sessions') || !tables.has('messages')) {
+      throw new EngramError(
+        'INVALID_ARGUMENT',
+        `${path} is not a Hermes state.db (it has no sessions and messages tables). Pass the path of Hermes' state.db.`,
+      )
+    }
+    const version = tables.has('schema_version')
+      ? ((db.prepare('SELECT max(version) AS v FROM schema_version').get() as { v: number | null }).v ?? null)
+      : null
+    const s = pick(columns(db, 'sessions'), 's')
+    const prompt =
+      tables.has('system_prompts') && columns(db, 'sessions').has('system_prompt_hash')
+        ? `coalesce(s.system_prompt, (SELECT p.prompt FROM system_prompts p WHERE p.hash = s.system_prompt_hash)) AS prompt`
+        : `${s('system_prompt').replace(/ AS system_prompt$/, '')} AS prompt`
+    const sessionColumns = [
+      'id',
+      'source',
+      'user_id',
+      'model',
+      'title',
+      'parent_session_id',
+      'started_at',
+      'ended_at',
+      'end_reason',
+      'message_count',
+      'tool_call_count',
+      'input_tokens',
+      'output_tokens',
+      'cache_read_tokens',
+      'cache_write_tokens',
+      'estimated_cost_usd',
+      'actual_cost_usd',
+      'api_call_count',
+    ].map(s)
+    const rows = db
+      .prepare(
+        `SELECT ${[...sessionColumns, prompt].join(', ')} FROM sessions s ORDER BY s.started_at, s.rowid`,
+      )
+      .all() as Row[]
+    const m = pick(columns(db, 'messages'), 'm')
+    const messageSql = `SELECT ${['id', 'role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'timestamp', 'token_count'].map(m).join(', ')}
+      FROM messages m WHERE m.session_id = ? ORDER BY m.id`
+    const readMessages = db.prepare(messageSql)
+    const readUsage = tables.has('session_model_usage')
+      ? db.prepare('SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY model, task')
+      : null
+    const byId = new Map(rows.map((row) => [String(row.id), row]))
+    return {
+      schemaVersion: version,
+      sessions: rows.map((row) => ({ session: toSession(row), messages: [], episodes: [], usage: [] })),
+      load(exported) {
+        const skipped: string[] = []
+        const id = exported.session.id
+        const messages = (readMessages.all(id) as Row[])
+          .map((row) => toMessage(row, id, skipped))
+          .filter((message): message is StoredMessage => message !== null)
+        const usage = usageOf(exported.session, byId.get(id) ?? {}, (readUsage?.all(id) as Row[]) ?? [])
+        return { messages, usage, skipped }
+      },
+      close: () => db.close(),
+    }
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}

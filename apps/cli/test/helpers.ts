@@ -1,0 +1,206 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { openStore, type Store } from '@engram/core'
+import { afterAll } from 'vitest'
+
+/** Parsed `--json` output: its shape is what the assertions check. */
+// biome-ignore lint/suspicious/noExplicitAny: the tests read documented JSON by path and assert every value they use
+export type Json = any
+
+export const BIN = fileURLToPath(new URL('../bin/engram.js', import.meta.url))
+
+/** A fresh folder under the OS temp dir, removed when the test file ends. */
+export function tempDir(prefix = 'engram-cli-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+export interface RunResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** The environment the CLI runs with in tests: no API keys, no colours forced, no database override. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG'])
+    if (process.env[key]) env[key] = process.env[key] as string
+  return { ...env, ...extra }
+}
+
+/** Runs the real `engram` binary (bin/engram.js under node) as a child process. */
+export function engram(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd,
+      env: cleanEnv(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      stderr += chunk
+    })
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(options.input ?? '')
+  })
+}
+
+/** Runs the binary and parses its --json stdout (fails with the stderr when it exits non-zero). */
+export async function engramJson<T = Record<string, unknown>>(
+  args: string[],
+  options: Parameters<typeof engram>[1] = {},
+): Promise<T> {
+  const result = await engram([...args, '--json'], options)
+  if (result.code !== 0) throw new Error(`engram ${args.join(' ')} exited ${result.code}: ${result.stderr}`)
+  return JSON.parse(result.stdout) as T
+}
+
+/** Opens the store at `path`, hands it to `use` and closes it. */
+export async function withStore<T>(path: string, use: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore({ url: path })
+  try {
+    return await use(store)
+  } finally {
+    await store.close()
+  }
+}
+
+/** A session with Chinese text, a tool call and its result, usage of two purposes and a compression child. */
+export async function seedConversation(path: string): Promise<{ parent: string; child: string }> {
+  return withStore(path, async (store) => {
+    const s = await store.createSession({
+      source: 'cli',
+      model: 'gpt-test',
+      userId: 'alice',
+      title: '后端选型 backend choice',
+      systemPrompt: 'You are Engram.\nToday is Tuesday.',
+    })
+    await store.appendMessage(s.id, { role: 'user', content: '我们用 FastAPI 做后端', tokenCount: 12 })
+    await store.appendMessage(s.id, {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: 'call_1',
+          type: 'function',
+          function: { name: 'memory', arguments: '{"action":"add","content":"uses FastAPI -->"}' },
+        },
+      ],
+    })
+    await store.appendMessage(s.id, {
+      role: 'tool',
+      tool_call_id: 'call_1',
+      name: 'memory',
+      content: '{"ok":true}',
+    })
+    await store.appendMessage(s.id, { role: 'assistant', content: 'Noted: ```FastAPI``` is the backend.' })
+    await store.recordUsage(s.id, {
+      model: 'gpt-test',
+      purpose: 'main',
+      inputTokens: 1000,
+      outputTokens: 200,
+      costUsd: 0.012,
+    })
+    await store.recordUsage(s.id, {
+      model: 'gpt-test',
+      purpose: 'compression',
+      inputTokens: 300,
+      outputTokens: 60,
+    })
+    const child = await store.continueSession(s.id, {
+      endReason: 'compression',
+      messages: [{ role: 'user', content: '[summary] FastAPI 后端 chosen' }],
+      episode: {
+        summary: 'The team chose FastAPI for the 后端 (backend).',
+        importance: 8,
+        firstMessageId: 1,
+        lastMessageId: 4,
+      },
+    })
+    await store.appendMessage(child.session.id, {
+      role: 'user',
+      content: 'what about the database? PostgreSQL',
+    })
+    return { parent: s.id, child: child.session.id }
+  })
+}
+
+const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
+
+export interface PtySession {
+  /** Everything the terminal showed so far. */
+  output(): string
+  /** Types into the terminal (a line ends with \r, Ctrl-C is \x03). */
+  type(text: string): void
+  /** Waits until the output matches `pattern` after position `from` (default: anywhere). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>
+  /** Resolves when the program has exited. */
+  done: Promise<RunResult>
+}
+
+/**
+ * Runs the real binary in a pseudo-terminal (util-linux `script`), so stdin and stdout are TTYs: colours,
+ * raw-mode line editing and Ctrl-C behave as for a user.
+ */
+export function engramPty(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): PtySession {
+  const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ')
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: options.cwd,
+    env: cleanEnv({ TERM: 'xterm-256color', COLUMNS: '120', LINES: '40', ...options.env }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  const waiters: (() => void)[] = []
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    stdout += chunk
+    for (const wake of waiters.splice(0)) wake()
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk) => {
+    stderr += chunk
+  })
+  const done = new Promise<RunResult>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code) => {
+      for (const wake of waiters.splice(0)) wake()
+      resolve({ code, stdout, stderr })
+    })
+  })
+  return {
+    output: () => stdout,
+    type: (text) => child.stdin.write(text),
+    async waitFor(pattern, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs
+      while (!pattern.test(plain(stdout))) {
+        if (Date.now() > deadline || child.exitCode !== null) {
+          throw new Error(`timed out waiting for ${pattern}; the terminal showed:\n${stdout}\n${stderr}`)
+        }
+        await new Promise<void>((wake) => {
+          waiters.push(wake)
+          setTimeout(wake, 200)
+        })
+      }
+    },
+    done,
+  }
+}
+
+/** Removes ANSI escape sequences (colours, cursor moves) from terminal output. */
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, 'g')
+export const plain = (text: string) => text.replace(ANSI, '').replace(/\r/g, '')

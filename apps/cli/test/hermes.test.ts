@@ -1,0 +1,317 @@
+import { createHash } from 'node:crypto'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { describe, expect, it, vi } from 'vitest'
+import { engram, engramJson, type Json, tempDir, withStore } from './helpers.ts'
+
+// Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
+vi.setConfig({ testTimeout: 120_000 })
+
+const dir = tempDir()
+
+// The tables of Hermes Agent's hermes_state.py as of schema_version 21 (the columns this import reads and
+// the ones around them), with its FTS5 index and triggers so the file is what Hermes itself leaves behind.
+const HERMES_V21 = `
+CREATE TABLE schema_version (version INTEGER NOT NULL);
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, model TEXT, model_config TEXT, system_prompt TEXT,
+  parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL, end_reason TEXT,
+  message_count INTEGER DEFAULT 0, tool_call_count INTEGER DEFAULT 0, input_tokens INTEGER DEFAULT 0,
+  output_tokens INTEGER DEFAULT 0, cache_read_tokens INTEGER DEFAULT 0, cache_write_tokens INTEGER DEFAULT 0,
+  reasoning_tokens INTEGER DEFAULT 0, billing_provider TEXT, billing_base_url TEXT, billing_mode TEXT,
+  estimated_cost_usd REAL, actual_cost_usd REAL, cost_status TEXT, cost_source TEXT, pricing_version TEXT,
+  title TEXT, api_call_count INTEGER DEFAULT 0,
+  FOREIGN KEY (parent_session_id) REFERENCES sessions(id)
+);
+CREATE TABLE messages (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id), role TEXT NOT NULL,
+  content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL, token_count INTEGER,
+  finish_reason TEXT, reasoning TEXT, reasoning_details TEXT, codex_reasoning_items TEXT
+);
+CREATE INDEX idx_sessions_source ON sessions(source);
+CREATE INDEX idx_sessions_parent ON sessions(parent_session_id);
+CREATE INDEX idx_messages_session ON messages(session_id, timestamp);
+CREATE VIRTUAL TABLE messages_fts USING fts5(content, content=messages, content_rowid=id);
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+`
+
+// Later schemas (25 and up) move prompts to a content-addressed table and add per-model usage.
+const HERMES_V30_EXTRA = `
+CREATE TABLE system_prompts (hash TEXT PRIMARY KEY, prompt TEXT NOT NULL);
+ALTER TABLE sessions ADD COLUMN system_prompt_hash TEXT;
+CREATE TABLE session_model_usage (
+  session_id TEXT NOT NULL, model TEXT NOT NULL, billing_provider TEXT NOT NULL DEFAULT '',
+  billing_base_url TEXT NOT NULL DEFAULT '', billing_mode TEXT NOT NULL DEFAULT '', task TEXT NOT NULL DEFAULT '',
+  api_call_count INTEGER NOT NULL DEFAULT 0, input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0, cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+  cache_write_tokens INTEGER NOT NULL DEFAULT 0, reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+  estimated_cost_usd REAL NOT NULL DEFAULT 0, actual_cost_usd REAL NOT NULL DEFAULT 0,
+  PRIMARY KEY (session_id, model, billing_provider, billing_base_url, billing_mode, task)
+);
+`
+
+const T0 = 1_767_000_000.25 // seconds, as Hermes stores them
+const ROOT = '20260101_093000_a1b2c3'
+const CHILD = '20260101_101500_d4e5f6'
+const TELEGRAM = '20260102_080000_778899'
+
+function buildHermes(path: string, version: 21 | 30): void {
+  const db = new Database(path)
+  db.pragma('journal_mode = WAL')
+  db.pragma('foreign_keys = OFF') // as in Python's sqlite3, which Hermes uses
+  db.exec(HERMES_V21)
+  if (version === 30) db.exec(HERMES_V30_EXTRA)
+  db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version)
+  const session =
+    db.prepare(`INSERT INTO sessions (id, source, user_id, model, system_prompt, parent_session_id,
+    started_at, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, estimated_cost_usd,
+    title, api_call_count) VALUES (@id, @source, @user, @model, @prompt, @parent, @started, @ended, @reason, @count,
+    @tools, @input, @output, @cost, @title, @calls)`)
+  const base = {
+    user: 'u-42',
+    model: 'anthropic/claude-sonnet-4',
+    prompt: null,
+    parent: null,
+    ended: null,
+    reason: null,
+    tools: 0,
+    input: 0,
+    output: 0,
+    cost: null,
+    calls: 0,
+    title: null,
+  }
+  // The child is written first and starts "earlier" (clock skew): the import must still create its parent first.
+  session.run({
+    ...base,
+    id: CHILD,
+    source: 'cli',
+    parent: ROOT,
+    started: T0 - 5,
+    count: 2,
+    title: 'Deploy plan #2',
+  })
+  session.run({
+    ...base,
+    id: ROOT,
+    source: 'cli',
+    prompt: 'You are Hermes, a helpful agent.\n\nMEMORY: deploys go to fly.io',
+    started: T0,
+    ended: T0 + 600,
+    reason: 'compression',
+    count: 5,
+    tools: 1,
+    input: 5200,
+    output: 830,
+    cost: 0.0421,
+    title: 'Deploy plan',
+    calls: 3,
+  })
+  session.run({
+    ...base,
+    id: TELEGRAM,
+    source: 'telegram',
+    user: 'tg-7',
+    started: T0 + 86_400,
+    ended: T0 + 86_500,
+    reason: 'user_exit',
+    count: 2,
+    input: 90,
+    output: 12,
+    calls: 1,
+  })
+  if (version === 30) {
+    db.prepare('INSERT INTO system_prompts (hash, prompt) VALUES (?, ?)').run(
+      'h1',
+      'You are Hermes (deduplicated prompt).',
+    )
+    db.prepare("UPDATE sessions SET system_prompt = NULL, system_prompt_hash = 'h1' WHERE id = ?").run(ROOT)
+    const usage =
+      db.prepare(`INSERT INTO session_model_usage (session_id, model, task, api_call_count, input_tokens,
+      output_tokens, actual_cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+    usage.run(ROOT, 'anthropic/claude-sonnet-4', '', 2, 5000, 800, 0.04)
+    usage.run(ROOT, 'google/gemini-flash', 'compression', 1, 200, 30, 0.0021)
+  }
+  const message =
+    db.prepare(`INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name,
+    timestamp, token_count, finish_reason, reasoning) VALUES (@session, @role, @content, @callId, @calls, @tool, @at,
+    @tokens, @finish, @reasoning)`)
+  const m = { callId: null, calls: null, tool: null, tokens: null, finish: null, reasoning: null }
+  message.run({
+    ...m,
+    session: ROOT,
+    role: 'user',
+    content: 'How do we deploy the API?',
+    at: T0 + 1,
+    tokens: 9,
+  })
+  message.run({
+    ...m,
+    session: ROOT,
+    role: 'assistant',
+    content: '',
+    calls: JSON.stringify([
+      {
+        id: 'call_abc',
+        type: 'function',
+        function: { name: 'terminal', arguments: '{"command":"cat fly.toml"}' },
+      },
+    ]),
+    at: T0 + 2,
+    finish: 'tool_calls',
+    reasoning: 'check the config first',
+  })
+  message.run({
+    ...m,
+    session: ROOT,
+    role: 'tool',
+    content: 'app = "api"\nprimary_region = "ams"',
+    callId: 'call_abc',
+    tool: 'terminal',
+    at: T0 + 3,
+  })
+  message.run({ ...m, session: ROOT, role: 'session_meta', content: '{"kind":"marker"}', at: T0 + 3.5 })
+  message.run({
+    ...m,
+    session: ROOT,
+    role: 'assistant',
+    content: 'Deploy with `fly deploy` from the repo root.',
+    at: T0 + 4,
+    tokens: 14,
+    finish: 'stop',
+  })
+  message.run({
+    ...m,
+    session: CHILD,
+    role: 'user',
+    content: '[CONTEXT SUMMARY] deploy with fly',
+    at: T0 + 601,
+  })
+  message.run({ ...m, session: CHILD, role: 'assistant', content: 'Continuing.', at: T0 + 602 })
+  message.run({ ...m, session: TELEGRAM, role: 'user', content: '我们用 FastAPI 做后端', at: T0 + 86_401 })
+  message.run({
+    ...m,
+    session: TELEGRAM,
+    role: 'assistant',
+    content: '好的，后端用 FastAPI。',
+    at: T0 + 86_402,
+  })
+  db.close()
+}
+
+const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex')
+
+describe('engram import --from-hermes', () => {
+  it('imports a schema-21 state.db read-only: sessions, tool calls, tool names, lineage, titles, tokens, end reasons, prompts', async () => {
+    const hermes = join(dir, 'state-v21.db')
+    buildHermes(hermes, 21)
+    const hash = sha256(hermes)
+    const mtime = statSync(hermes).mtimeMs
+    const db = join(dir, 'from-v21.db')
+
+    const first = await engramJson<Record<string, Json>>(['import', '--from-hermes', hermes, '--db', db])
+    expect(first).toMatchObject({
+      imported: 3,
+      skipped: 0,
+      messages: 8,
+      hermesSchemaVersion: 21,
+      source: hermes,
+    })
+    expect(first.warnings).toEqual([`message 4 of ${ROOT}: role "session_meta" has no Engram equivalent`])
+    expect(sha256(hermes)).toBe(hash)
+    expect(statSync(hermes).mtimeMs).toBe(mtime)
+
+    const second = await engramJson<Record<string, Json>>(['import', '--from-hermes', hermes, '--db', db])
+    expect(second).toMatchObject({ imported: 0, skipped: 3, messages: 0 })
+    expect(sha256(hermes)).toBe(hash)
+
+    const shown = await engramJson<Record<string, Json>>(['show', ROOT, '--db', db])
+    expect(shown.session).toMatchObject({
+      id: ROOT,
+      source: 'cli',
+      userId: 'u-42',
+      model: 'anthropic/claude-sonnet-4',
+      title: 'Deploy plan',
+      systemPrompt: 'You are Hermes, a helpful agent.\n\nMEMORY: deploys go to fly.io',
+      endReason: 'compression',
+      messageCount: 4,
+      toolCallCount: 1,
+      inputTokens: 5200,
+      outputTokens: 830,
+    })
+    expect(shown.session.costUsd).toBeCloseTo(0.0421)
+    expect(shown.session.startedAt).toBe(Math.round(T0 * 1000))
+    expect(shown.session.endedAt).toBe(Math.round((T0 + 600) * 1000))
+    expect(shown.lineage.map((s: { id: string }) => s.id)).toEqual([ROOT, CHILD])
+    expect(shown.messages.map((m: { role: string }) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+    ])
+    expect(shown.messages[0]).toMatchObject({ timestamp: Math.round((T0 + 1) * 1000), tokenCount: 9 })
+    expect(shown.messages[1].tool_calls).toEqual([
+      {
+        id: 'call_abc',
+        type: 'function',
+        function: { name: 'terminal', arguments: '{"command":"cat fly.toml"}' },
+      },
+    ])
+    expect(shown.messages[2]).toMatchObject({ role: 'tool', tool_call_id: 'call_abc', name: 'terminal' })
+    expect(shown.usage.total).toMatchObject({ calls: 3, inputTokens: 5200, outputTokens: 830 })
+
+    const telegram = await engramJson<{ sessions: Record<string, unknown>[] }>([
+      'sessions',
+      '--source',
+      'telegram',
+      '--db',
+      db,
+    ])
+    expect(telegram.sessions).toEqual([
+      expect.objectContaining({ id: TELEGRAM, userId: 'tg-7', endReason: 'user_exit' }),
+    ])
+    const search = await engramJson<{ hits: Record<string, unknown>[] }>(['search', '后端', '--db', db])
+    expect(search.hits.map((h) => h.sessionId)).toEqual([TELEGRAM, TELEGRAM])
+    const tool = await engramJson<{ hits: Record<string, unknown>[] }>(['search', 'fly.toml', '--db', db])
+    expect(tool.hits[0]).toMatchObject({ sessionId: ROOT, role: 'assistant' })
+  })
+
+  it('reads later schemas too: deduplicated system prompts and per-model usage with its task', async () => {
+    const hermes = join(dir, 'state-v30.db')
+    buildHermes(hermes, 30)
+    const hash = sha256(hermes)
+    const db = join(dir, 'from-v30.db')
+    const result = await engramJson<Record<string, Json>>(['import', '--from-hermes', hermes, '--db', db])
+    expect(result).toMatchObject({ imported: 3, hermesSchemaVersion: 30 })
+    expect(sha256(hermes)).toBe(hash)
+    await withStore(db, async (store) => {
+      expect((await store.getSession(ROOT))?.systemPrompt).toBe('You are Hermes (deduplicated prompt).')
+      const usage = await store.usage({ sessionId: ROOT })
+      expect(usage.byPurpose.main).toMatchObject({ calls: 2, inputTokens: 5000, outputTokens: 800 })
+      expect(usage.byPurpose.compression).toMatchObject({ calls: 1, inputTokens: 200, outputTokens: 30 })
+      expect(usage.byModel['google/gemini-flash']?.costUsd).toBeCloseTo(0.0021)
+    })
+  })
+
+  it('refuses a file that is not a Hermes database, in one line with the fix', async () => {
+    const notHermes = join(dir, 'not-hermes.db')
+    new Database(notHermes).exec('CREATE TABLE t (x)').close()
+    const result = await engram(['import', '--from-hermes', notHermes, '--db', join(dir, 'x.db')])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toBe(
+      `engram: ${notHermes} is not a Hermes state.db (it has no sessions and messages tables). Pass the path of Hermes' state.db.\n`,
+    )
+    const garbage = join(dir, 'garbage.db')
+    writeFileSync(garbage, 'this is not sqlite at all, just text that is long enough to be a header')
+    const bad = await engram(['import', '--from-hermes', garbage, '--db', join(dir, 'y.db')])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(
+      /^engram: Cannot read the Hermes database .*garbage\.db \(file is not a database\)\. Pass the path of Hermes' state\.db/,
+    )
+    const neither = await engram(['import', '--db', join(dir, 'z.db')])
+    expect(neither.code).toBe(2)
+  })
+})

@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { engram, engramJson, type Json, seedConversation, tempDir, withStore } from './helpers.ts'
+
+// Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
+vi.setConfig({ testTimeout: 120_000 })
+
+const dir = tempDir()
+const source = join(dir, 'source.db')
+let ids: { parent: string; child: string }
+
+beforeAll(async () => {
+  ids = await seedConversation(source)
+})
+
+/** What a round trip must keep: everything but an episode's own id, creation time and hit statistics. */
+function comparable(document: { sessions: Record<string, Json>[] }) {
+  return document.sessions.map(({ session, messages, episodes, usage }) => ({
+    session,
+    messages,
+    episodes: episodes.map((e: Record<string, unknown>) => ({
+      ...e,
+      id: undefined,
+      createdAt: undefined,
+      lastHitAt: undefined,
+      hitCount: undefined,
+    })),
+    usage,
+  }))
+}
+
+describe.each(['json', 'jsonl', 'md'])('engram export --format %s, then engram import', (format) => {
+  it('loses nothing: tool calls, lineage, system prompt, episodes and usage; a second import adds nothing', async () => {
+    const file = join(dir, `export.${format}`)
+    const written = await engramJson<Record<string, unknown>>([
+      'export',
+      ids.child.slice(0, 6),
+      '--format',
+      format,
+      '-o',
+      file,
+      '--db',
+      source,
+    ])
+    expect(written).toEqual({ file, format, sessions: 2, messages: 6 })
+    const target = join(dir, `target-${format}.db`)
+    const first = await engramJson<Record<string, unknown>>(['import', file, '--db', target])
+    expect(first).toMatchObject({ imported: 2, skipped: 0, messages: 6, warnings: [] })
+    const second = await engramJson<Record<string, unknown>>(['import', file, '--db', target])
+    expect(second).toMatchObject({ imported: 0, skipped: 2, messages: 0 })
+
+    const original = await engram(['export', ids.parent, '--format', 'json', '--db', source])
+    const copy = await engram(['export', ids.parent, '--format', 'json', '--db', target])
+    const before = JSON.parse(original.stdout)
+    const after = JSON.parse(copy.stdout)
+    expect(comparable(after)).toEqual(comparable(before))
+    expect(after.sessions[1].session.parentSessionId).toBe(ids.parent)
+    expect(after.sessions[0].session.systemPrompt).toBe('You are Engram.\nToday is Tuesday.')
+    expect(after.sessions[0].messages[1].tool_calls[0].function.arguments).toBe(
+      '{"action":"add","content":"uses FastAPI -->"}',
+    )
+    await withStore(target, async (store) => {
+      expect((await store.usage()).byPurpose.compression?.inputTokens).toBe(300)
+      expect(await store.resolveTip(ids.parent)).toBe(ids.child)
+      expect((await store.search('后端')).length).toBeGreaterThan(0)
+    })
+  })
+})
+
+describe('export and import formats', () => {
+  it('writes a readable Markdown transcript with the exact data in comments', async () => {
+    const { stdout } = await engram(['export', ids.parent, '--format', 'md', '--db', source])
+    expect(stdout).toContain('## Session')
+    expect(stdout).toContain('### user · ')
+    expect(stdout).toContain('我们用 FastAPI 做后端')
+    expect(stdout).toContain('````text\nNoted: ```FastAPI``` is the backend.\n````')
+    expect(stdout).not.toMatch(/uses FastAPI -->/)
+    expect(stdout).toContain('- tool call `memory`')
+  })
+
+  it('writes one JSON record per line in JSONL', async () => {
+    const { stdout } = await engram(['export', ids.parent, '--format', 'jsonl', '--db', source])
+    const records = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(records[0]).toMatchObject({ format: 'engram-export', version: 1 })
+    expect(records.slice(1).map((r) => r.type)).toEqual([
+      'session',
+      'message',
+      'message',
+      'message',
+      'message',
+      'episode',
+      'session',
+      'message',
+      'message',
+    ])
+  })
+
+  it('refuses a file that is not an export and an unknown format, writing nothing', async () => {
+    const bogus = join(dir, 'bogus.json')
+    const { writeFileSync } = await import('node:fs')
+    writeFileSync(bogus, '{"hello": 1}')
+    const target = join(dir, 'untouched.db')
+    const result = await engram(['import', bogus, '--db', target])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(
+      /bogus\.json is not an Engram export \(no "engram-export" version 1 header\)\. Import a file written by `engram export`/,
+    )
+    const format = await engram(['export', ids.parent, '--format', 'csv', '--db', source])
+    expect(format.code).toBe(2)
+    expect(format.stderr).toContain('--format must be one of json, jsonl, md (got "csv")')
+    expect(readFileSync(bogus, 'utf8')).toBe('{"hello": 1}')
+  })
+})
