@@ -33,13 +33,13 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   return { ...env, ...extra }
 }
 
-/** Runs the real `engram` binary (bin/engram.js under node) as a child process. */
+/** Runs the real `engram` binary (bin/engram.js under node, with `nodeArgs`) as a child process. */
 export function engram(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
+  options: { cwd?: string; env?: Record<string, string>; input?: string; nodeArgs?: string[] } = {},
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
       cwd: options.cwd,
       env: cleanEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],
