@@ -25,9 +25,12 @@ export interface RunResult {
   stderr: string
 }
 
-/** The environment the CLI runs with in tests: no API keys, no colours forced, no database override. */
+/**
+ * The environment the CLI runs with in tests: no API keys, no colours forced, no database override, and
+ * the TypeScript source rather than any dist/ build (which may be stale).
+ */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {}
+  const env: Record<string, string> = { ENGRAM_FROM_SOURCE: '1' }
   for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG'])
     if (process.env[key]) env[key] = process.env[key] as string
   return { ...env, ...extra }

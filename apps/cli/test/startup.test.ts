@@ -30,6 +30,8 @@ describe('engram start-up', () => {
       const { code, packages } = await loadedBy(args)
       expect([args, code]).toEqual([args, 0])
       expect(packages.has('commander')).toBe(true)
+      // ENGRAM_FROM_SOURCE=1 (set by the helpers): the source runs through tsx even when a dist/ build exists.
+      expect(packages.has('tsx')).toBe(true)
       expect([args, HEAVY.filter((name) => packages.has(name))]).toEqual([args, []])
     }
   })
