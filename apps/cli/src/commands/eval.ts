@@ -35,7 +35,7 @@ function loadConversation(name: string): { name: string; turns: string[] } {
   return { name: parsed.name ?? name, turns: turns as string[] }
 }
 
-export interface EvalResult {
+interface EvalResult {
   conversation: string
   turns: number
   window: number
