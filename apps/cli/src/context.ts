@@ -5,7 +5,7 @@ import type { Command } from 'commander'
 import { createOutput, type Io, type Output } from './output.ts'
 
 /** The options every command accepts (`--db`, `--config`, `--json`). */
-export interface GlobalOptions {
+interface GlobalOptions {
   db?: string
   config?: string
   json?: boolean

@@ -1,7 +1,8 @@
 import { MemoryFiles, type MemoryFilesConfig, type MemoryTarget } from '@engram/agent'
 import { errorLine } from './errors.ts'
 
-interface Check {
+/** One line of `engram doctor`: what was checked, the verdict, and the fix when it failed. */
+export interface Check {
   name: string
   ok: boolean
   detail: string

@@ -25,21 +25,24 @@ export interface RunResult {
   stderr: string
 }
 
-/** The environment the CLI runs with in tests: no API keys, no colours forced, no database override. */
+/**
+ * The environment the CLI runs with in tests: no API keys, no colours forced, no database override, and
+ * the TypeScript source rather than any dist/ build (which may be stale).
+ */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {}
+  const env: Record<string, string> = { ENGRAM_FROM_SOURCE: '1' }
   for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG'])
     if (process.env[key]) env[key] = process.env[key] as string
   return { ...env, ...extra }
 }
 
-/** Runs the real `engram` binary (bin/engram.js under node) as a child process. */
+/** Runs the real `engram` binary (bin/engram.js under node, with `nodeArgs`) as a child process. */
 export function engram(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
+  options: { cwd?: string; env?: Record<string, string>; input?: string; nodeArgs?: string[] } = {},
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
       cwd: options.cwd,
       env: cleanEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -69,7 +69,7 @@ describe('end to end with the offline model, across processes', () => {
       const searches = messages
         .flatMap((m) => m.tool_calls ?? [])
         .filter((c) => c.function.name === 'session_search')
-      expect(searches.map((c) => JSON.parse(c.function.arguments).query)).toEqual(['ci pipeline', '缓存'])
+      expect(searches.map((c) => JSON.parse(c.function.arguments).query)).toEqual(['ci pipeline', '缓存用'])
       const usage = await store.usage()
       // Two turns with a tool (2 calls each) and two without (1) in each process.
       expect(usage.byPurpose.main?.calls).toBe(2 * (2 * 2 + 2))

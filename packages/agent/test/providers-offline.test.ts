@@ -38,6 +38,9 @@ describe('offline model', () => {
     ['上次我们用的数据库是什么？', '数据库'],
     ['我之前说过的部署时间？', '部署时间'],
     ['Do you remember the Redis 端口 we chose earlier?', 'redis chose 端口'],
+    ['上次部署遇到了什么问题？', '部署遇到 问题'],
+    ['还记得我们的用户反馈吗？', '用户反馈'],
+    ['请问上次的猫呢？', '猫'],
   ])('"%s" → session_search for %j', async (text, query) => {
     expect(args(await ask(text))).toEqual([['session_search', { query }]])
   })

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module'
 import type { ChatMessage, ContentPart } from '@engram/core/types'
-import { countTokens } from 'gpt-tokenizer'
+import type { countTokens as CountTokens } from 'gpt-tokenizer'
 
 /** Counts tokens the way a chat model sees them; every count the compressor makes goes through one. */
 export interface TokenCounter {
@@ -52,12 +53,25 @@ const MAX_BPE_RUN = 256
 
 const isSpace = (code: number) => code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x3000
 
+let loaded: typeof CountTokens | undefined
+
+/**
+ * gpt-tokenizer, loaded on the first count: its ranks take ~150 ms to load, which every importer of this
+ * package (a CLI listing sessions, a config loader) would otherwise pay without counting a token.
+ */
+function bpe(): typeof CountTokens {
+  loaded ??= (createRequire(import.meta.url)('gpt-tokenizer') as { countTokens: typeof CountTokens })
+    .countTokens
+  return loaded
+}
+
 /**
  * o200k_base counts of `text`, cut into pieces wherever a run without white space grows past MAX_BPE_RUN
  * (base64, minified code, CJK prose, `aaaa…`): linear in the text. Text without such runs is counted whole,
  * exactly; each cut can add a token, about +0.4% on a run that long.
  */
 function countBpe(text: string): number {
+  const countTokens = bpe()
   const count = (piece: string) => countTokens(piece, { disallowedSpecial: new Set() })
   let total = 0
   let start = 0

@@ -29,7 +29,7 @@ const HELP = `Commands:
 const OFFLINE_NOTE =
   'No API key set (OPENAI_API_KEY or ANTHROPIC_API_KEY): using the offline model. It saves facts ("remember …", "记住…") and recalls them, but it does not reason.'
 
-export function withModel(config: EngramConfig, model: string | undefined): EngramConfig {
+function withModel(config: EngramConfig, model: string | undefined): EngramConfig {
   if (!model) return config
   return { ...config, models: { ...config.models, main: { ...config.models.main, modelId: model } } }
 }

@@ -3,16 +3,9 @@ import { openStore } from '@engram/core'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import { AlreadyReported, errorLine } from '../errors.ts'
-import { checkMemoryFiles } from '../memory-check.ts'
+import { type Check, checkMemoryFiles } from '../memory-check.ts'
 import type { Io } from '../output.ts'
 import { probeProvider } from '../provider-check.ts'
-
-export interface Check {
-  name: string
-  ok: boolean
-  detail: string
-  fix?: string
-}
 
 async function storeChecks(config: EngramConfig): Promise<Check[]> {
   const where = maskUrl(config.storage.url ?? '')

@@ -1,7 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import {
   type ChatRequest,
   createAgent,
@@ -14,15 +13,14 @@ import { bpeTokenCounter, textOf } from '@engram/compressor'
 import { EngramError, openStore } from '@engram/core'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
+import { BUILT_IN_EVAL_DIR } from '../data.ts'
 import { positiveInt } from '../errors.ts'
 import { formatInt, type Io } from '../output.ts'
 import { startProgress } from '../progress.ts'
 import { AUXILIARY_RULE, summarizeUsage, type UsageSummary } from './usage.ts'
 
-const BUILT_IN = fileURLToPath(new URL('../../eval/', import.meta.url))
-
 function loadConversation(name: string): { name: string; turns: string[] } {
-  const path = existsSync(name) ? name : join(BUILT_IN, `${name}.json`)
+  const path = existsSync(name) ? name : join(BUILT_IN_EVAL_DIR, `${name}.json`)
   if (!existsSync(path)) {
     throw new EngramError(
       'INVALID_ARGUMENT',
@@ -37,7 +35,7 @@ function loadConversation(name: string): { name: string; turns: string[] } {
   return { name: parsed.name ?? name, turns: turns as string[] }
 }
 
-export interface EvalResult {
+interface EvalResult {
   conversation: string
   turns: number
   window: number

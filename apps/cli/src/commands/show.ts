@@ -19,7 +19,7 @@ const textOf = (content: StoredMessage['content']): string =>
     : (content ?? []).map((part) => (part.type === 'text' ? String(part.text) : `[${part.type}]`)).join('\n')
 
 /** One message as the transcript shows it: role and time, the text, one dim line per tool call. */
-export function messageLines(message: StoredMessage, color: Colors, width: number): string[] {
+function messageLines(message: StoredMessage, color: Colors, width: number): string[] {
   const roleColor = { user: color.green, assistant: color.cyan, tool: color.yellow, system: color.magenta }
   const head = `${roleColor[message.role](message.role)}${message.name ? color.dim(` ${message.name}`) : ''} ${color.dim(relativeTime(message.timestamp))}`
   const text = textOf(message.content)

@@ -40,9 +40,9 @@ const httpUrl = () => {
   return z.url({ protocol: /^https?$/, error: expects })
 }
 
-export const JOURNAL_MODES = ['WAL', 'DELETE', 'TRUNCATE', 'PERSIST', 'MEMORY', 'OFF'] as const
-export const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const
-export const PROVIDERS = ['openai', 'anthropic', 'offline'] as const
+const JOURNAL_MODES = ['WAL', 'DELETE', 'TRUNCATE', 'PERSIST', 'MEMORY', 'OFF'] as const
+const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const
+const PROVIDERS = ['openai', 'anthropic', 'offline'] as const
 
 const model = z.strictObject({
   model_id: text('a model id'),

@@ -1,4 +1,3 @@
-import Anthropic from '@anthropic-ai/sdk'
 import type {
   ContentBlock,
   Message,
@@ -15,6 +14,7 @@ import {
 import { callVendor } from './call.ts'
 import { type ProviderOptions, resolveEndpoint, sdkClientOptions } from './endpoint.ts'
 import { badResponse, type Endpoint } from './errors.ts'
+import { once } from './http.ts'
 import type { ChatRequest, ChatResult, ChatUsage, ModelProvider } from './types.ts'
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com'
@@ -119,7 +119,9 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
     keyVariable: 'ANTHROPIC_API_KEY',
     chatPath: '/v1/messages',
   })
-  const client = new Anthropic(sdkClientOptions(endpoint, fetch))
+  // The SDK loads on the first chat, so creating a provider (and starting the CLI) does not pay for it.
+  const sdk = once(async () => (await import('@anthropic-ai/sdk')).default)
+  const client = once(async () => new (await sdk())(sdkClientOptions(endpoint, fetch)))
   return {
     name: 'anthropic',
     model: endpoint.model,
@@ -127,8 +129,10 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
       const body = requestBody(request, endpoint.model)
       const options = { signal: request.signal }
       return callVendor<RawMessageStreamEvent>(endpoint, request, {
-        json: () => client.messages.create({ ...body, stream: false }, options),
-        stream: () => client.messages.create({ ...body, stream: true }, options).withResponse(),
+        sdk,
+        json: async () => (await client()).messages.create({ ...body, stream: false }, options),
+        stream: async () =>
+          (await client()).messages.create({ ...body, stream: true }, options).withResponse(),
         fromJson: (data) => fromMessage(data, endpoint),
         fromStream: (events, onText) => readStream(events, onText, endpoint),
       })

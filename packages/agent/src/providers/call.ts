@@ -1,8 +1,10 @@
-import { badResponse, type Endpoint, throwIfCancelled, toProviderError } from './errors.ts'
+import { badResponse, type Endpoint, type SdkErrors, throwIfCancelled, toProviderError } from './errors.ts'
 import type { ChatRequest, ChatResult } from './types.ts'
 
 /** One vendor's half of a chat call: how to send it each way and how to read each answer. */
 interface VendorCall<Event> {
+  /** The vendor SDK, loaded on the first call; its error classes classify what the call threw. */
+  sdk(): Promise<SdkErrors>
   /** The non-streaming request; resolves with the parsed body (JSON, or the text of anything else). */
   json(): Promise<unknown>
   /** The streaming request, with the raw response to check before the stream is read. */
@@ -31,6 +33,6 @@ export async function callVendor<Event>(
     throwIfCancelled(request.signal)
     return result
   } catch (error) {
-    throw toProviderError(error, endpoint)
+    throw toProviderError(error, endpoint, await vendor.sdk().catch(() => undefined))
   }
 }

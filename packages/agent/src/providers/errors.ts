@@ -1,7 +1,18 @@
-import Anthropic from '@anthropic-ai/sdk'
 import { redactSecrets } from '@engram/compressor'
-import OpenAI from 'openai'
 import type { ProxySetting } from './http.ts'
+
+type ErrorClass = abstract new (...args: never[]) => Error
+
+/**
+ * The error classes of the SDK a call went through (the `OpenAI` and `Anthropic` client classes carry the
+ * same four as statics). Passed in, not imported, so this module never loads a vendor SDK.
+ */
+export interface SdkErrors {
+  APIError: ErrorClass
+  APIUserAbortError: ErrorClass
+  APIConnectionTimeoutError: ErrorClass
+  APIConnectionError: ErrorClass
+}
 
 export type ProviderErrorCode =
   | 'NO_API_KEY'
@@ -155,9 +166,9 @@ function maskedProxy(proxy: ProxySetting): string {
 }
 
 /** A failure with no HTTP status: an error event inside a stream, a malformed stream, or a refused request. */
-function withoutStatus(error: unknown, endpoint: Endpoint, said: string): ProviderError {
+function withoutStatus(error: unknown, endpoint: Endpoint, said: string, sdk?: SdkErrors): ProviderError {
   const where = `${endpoint.baseUrl}${endpoint.chatPath}`
-  if (error instanceof OpenAI.APIError || error instanceof Anthropic.APIError) {
+  if (sdk && error instanceof sdk.APIError) {
     return new ProviderError(
       'SERVER_ERROR',
       `${endpoint.provider}: ${where} sent an error in the middle of its answer (${said}). Retry; if it persists, the service is having trouble.`,
@@ -182,32 +193,29 @@ function withoutStatus(error: unknown, endpoint: Endpoint, said: string): Provid
 
 /**
  * Turns an SDK error (after the SDK's own retries) into a {@link ProviderError} whose message says what was
- * called, what went wrong and what to change. Never includes the key itself.
+ * called, what went wrong and what to change. Never includes the key itself. `sdk` is the SDK the call went
+ * through (absent when it never loaded: then no error can be one of its classes).
  */
-export function toProviderError(error: unknown, endpoint: Endpoint): ProviderError {
+export function toProviderError(error: unknown, endpoint: Endpoint, sdk?: SdkErrors): ProviderError {
   if (error instanceof ProviderError) return error
   const status = (error as { status?: unknown }).status
   const where = `${endpoint.baseUrl}${endpoint.chatPath}`
   const said = serverText(error, endpoint)
   const tries = `${endpoint.maxRetries + 1} attempt(s)`
   if (
-    error instanceof OpenAI.APIUserAbortError ||
-    error instanceof Anthropic.APIUserAbortError ||
+    (sdk && error instanceof sdk.APIUserAbortError) ||
     (error as { name?: unknown }).name === 'AbortError'
   ) {
     return new ProviderError('ABORTED', 'Cancelled: the abort signal fired.', { cause: error })
   }
-  if (
-    error instanceof OpenAI.APIConnectionTimeoutError ||
-    error instanceof Anthropic.APIConnectionTimeoutError
-  ) {
+  if (sdk && error instanceof sdk.APIConnectionTimeoutError) {
     return new ProviderError(
       'TIMEOUT',
       `${endpoint.provider}: no answer from ${where} within ${endpoint.timeoutSeconds} s (${tries}). Check that the endpoint is up, or raise api.timeout_seconds.`,
       { cause: error },
     )
   }
-  if (error instanceof OpenAI.APIConnectionError || error instanceof Anthropic.APIConnectionError) {
+  if (sdk && error instanceof sdk.APIConnectionError) {
     const code = networkCode(error) ?? 'connection error'
     if (endpoint.proxy) {
       return new ProviderError(
@@ -222,7 +230,7 @@ export function toProviderError(error: unknown, endpoint: Endpoint): ProviderErr
       { cause: error },
     )
   }
-  if (typeof status !== 'number') return withoutStatus(error, endpoint, said)
+  if (typeof status !== 'number') return withoutStatus(error, endpoint, said, sdk)
   const options = { status, cause: error }
   if (status === 401) {
     const key = endpoint.apiKey

@@ -1,4 +1,4 @@
-import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici'
+import type { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici'
 
 /** The environment variables the transport reads (proxy settings only); defaults to `process.env`. */
 export type ProxyEnv = Readonly<Record<string, string | undefined>>
@@ -48,14 +48,36 @@ export type FetchFunction = (input: string | URL | Request, init?: RequestInit) 
  * them), through undici's `EnvHttpProxyAgent`. Only `env` is read, never `process.env` behind its back.
  */
 export function proxyAwareFetch(env: ProxyEnv): FetchFunction {
-  const dispatcher = new EnvHttpProxyAgent({
-    httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
-    httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? env.http_proxy ?? env.HTTP_PROXY ?? '',
-    noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+  // undici loads on the first request, so building a provider costs no start-up time.
+  const transport = once(async () => {
+    const undici = await import('undici')
+    const dispatcher: EnvHttpProxyAgent = new undici.EnvHttpProxyAgent({
+      httpProxy: env.http_proxy ?? env.HTTP_PROXY ?? '',
+      httpsProxy: env.https_proxy ?? env.HTTPS_PROXY ?? env.http_proxy ?? env.HTTP_PROXY ?? '',
+      noProxy: env.no_proxy ?? env.NO_PROXY ?? '',
+    })
+    return { fetch: undici.fetch, dispatcher }
   })
-  return (input, init) =>
-    undiciFetch(input as Parameters<typeof undiciFetch>[0], {
+  return async (input, init) => {
+    const { fetch, dispatcher } = await transport()
+    return fetch(input as Parameters<typeof undiciFetch>[0], {
       ...(init as Parameters<typeof undiciFetch>[1]),
       dispatcher,
     }) as unknown as Promise<Response>
+  }
+}
+
+/**
+ * `load` run at most once: the first call starts it, every call shares its promise. A failed load is
+ * forgotten, so the next call tries again (a module that failed to load once may load later).
+ */
+export function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined
+  return () => {
+    pending ??= load().catch((error: unknown) => {
+      pending = undefined
+      throw error
+    })
+    return pending
+  }
 }

@@ -32,8 +32,13 @@ const ZH_FILLERS = [
   '关于',
   '告诉',
   '一下',
+  '请问',
 ]
-const ZH_SINGLE_FILLERS = new Set([...'我你他她说过吗呢吧了的是用在和请问啊呀么'])
+const ZH_SINGLE_FILLERS = new Set([...'我你他她说过吗呢吧了的是用在和啊呀么'])
+/** Particles that end a word wherever they stand: a query's CJK runs are split there. */
+const ZH_PARTICLES = new Set([...'了的吗呢吧啊呀么'])
+/** Pronouns and particles that only frame a word: trimmed from the ends of a query's pieces, never inside. */
+const ZH_FRAME = new Set([...ZH_PARTICLES, ...'我你他她它是'])
 
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]/
 const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+/g
@@ -72,18 +77,35 @@ export function termsOf(text: string): string[] {
   return [...terms]
 }
 
-/** A search query from a question: its meaningful words, and its CJK runs with the fillers cut out. */
+/** `piece` without the pronouns and particles at its ends (我用 → 用, 数据库是 → 数据库). */
+function trimFrame(piece: string): string {
+  const chars = [...piece]
+  let start = 0
+  let end = chars.length
+  while (start < end && ZH_FRAME.has(chars[start] as string)) start++
+  while (end > start && ZH_FRAME.has(chars[end - 1] as string)) end--
+  return chars.slice(start, end).join('')
+}
+
+/**
+ * A search query from a question: its meaningful words, and its CJK runs without the recall fillers
+ * (上次, 还记得), split at particles and trimmed of pronouns at their ends. Characters inside a word are never
+ * dropped (上次部署遇到了什么问题 → 部署遇到 问题, not 题); single characters go when longer pieces remain.
+ * The store's search drops question words itself, so the query can stay close to the question.
+ */
 export function searchQuery(text: string): string {
   const rest = withoutFillers(text)
   const words = (rest.replace(CJK_RUN, ' ').match(WORD) ?? []).filter(meaningful).map((w) => w.toLowerCase())
-  const runs = (rest.match(CJK_RUN) ?? []).flatMap((run) =>
+  const pieces = (rest.match(CJK_RUN) ?? []).flatMap((run) =>
     [...run]
-      .map((c) => (ZH_SINGLE_FILLERS.has(c) ? ' ' : c))
+      .map((c) => (ZH_PARTICLES.has(c) ? ' ' : c))
       .join('')
       .split(' ')
+      .map(trimFrame)
       .filter(Boolean),
   )
-  return [...new Set([...words, ...runs])].join(' ')
+  const long = pieces.filter((piece) => [...piece].length > 1)
+  return [...new Set([...words, ...(long.length > 0 ? long : pieces)])].join(' ')
 }
 
 /** How many of `terms` occur in `text` (words by stem or shared prefix of 4+, CJK pairs as substrings). */

@@ -1,5 +1,4 @@
 import type { ToolCall } from '@engram/core'
-import OpenAI from 'openai'
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -9,6 +8,7 @@ import type {
 import { callVendor } from './call.ts'
 import { type ProviderOptions, resolveEndpoint, sdkClientOptions } from './endpoint.ts'
 import { badResponse, type Endpoint } from './errors.ts'
+import { once } from './http.ts'
 import type { ChatRequest, ChatResult, ChatUsage, ModelProvider } from './types.ts'
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1'
@@ -123,7 +123,12 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
     keyVariable: 'OPENAI_API_KEY',
     chatPath: '/chat/completions',
   })
-  const client = new OpenAI({ ...sdkClientOptions(endpoint, fetch), organization: null, project: null })
+  // The SDK loads on the first chat, so creating a provider (and starting the CLI) does not pay for it.
+  const sdk = once(async () => (await import('openai')).default)
+  const client = once(async () => {
+    const OpenAI = await sdk()
+    return new OpenAI({ ...sdkClientOptions(endpoint, fetch), organization: null, project: null })
+  })
   return {
     name: 'openai',
     model: endpoint.model,
@@ -131,9 +136,10 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
       const body = requestBody(request, endpoint.model)
       const options = { signal: request.signal }
       return callVendor<ChatCompletionChunk>(endpoint, request, {
-        json: () => client.chat.completions.create({ ...body, stream: false }, options),
-        stream: () =>
-          client.chat.completions
+        sdk,
+        json: async () => (await client()).chat.completions.create({ ...body, stream: false }, options),
+        stream: async () =>
+          (await client()).chat.completions
             .create({ ...body, stream: true, stream_options: { include_usage: true } }, options)
             .withResponse(),
         fromJson: (data) => fromCompletion(data, endpoint),

@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it, vi } from 'vitest'
+import { engram, tempDir } from './helpers.ts'
+
+// Every case starts the real binary (node + tsx); the machine may be busy.
+vi.setConfig({ testTimeout: 120_000 })
+
+const TRACE = fileURLToPath(new URL('./fixtures/trace-packages.mjs', import.meta.url))
+const HEAVY = ['openai', '@anthropic-ai/sdk', 'gpt-tokenizer', 'undici']
+
+/** Runs `engram args` and returns the packages it loaded modules from, with its exit code. */
+async function loadedBy(args: string[], env: Record<string, string> = {}, input = '') {
+  const cwd = tempDir()
+  const file = join(cwd, 'packages.txt')
+  const result = await engram(args, {
+    cwd,
+    input,
+    env: { ...env, ENGRAM_TRACE_FILE: file },
+    nodeArgs: ['--import', TRACE],
+  })
+  const packages = new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean))
+  return { ...result, packages }
+}
+
+describe('engram start-up', () => {
+  it('loads neither vendor SDK nor the tokenizer for commands that need no model', async () => {
+    for (const args of [['--help'], ['sessions', '--json'], ['search', 'deploy', '--json'], ['doctor']]) {
+      const { code, packages } = await loadedBy(args)
+      expect([args, code]).toEqual([args, 0])
+      expect(packages.has('commander')).toBe(true)
+      // ENGRAM_FROM_SOURCE=1 (set by the helpers): the source runs through tsx even when a dist/ build exists.
+      expect(packages.has('tsx')).toBe(true)
+      expect([args, HEAVY.filter((name) => packages.has(name))]).toEqual([args, []])
+    }
+  })
+
+  it('loads the SDK of the configured provider on the first chat, and only that one', async () => {
+    const { stdout, packages } = await loadedBy(
+      ['chat'],
+      { OPENAI_API_KEY: 'sk-test-0123456789', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' },
+      'hello\n',
+    )
+    expect(stdout).toMatch(/^openai: could not connect to http:\/\/127\.0\.0\.1:9\/v1/m)
+    expect(packages.has('openai')).toBe(true)
+    expect(packages.has('undici')).toBe(true)
+    expect(packages.has('@anthropic-ai/sdk')).toBe(false)
+  })
+})
