@@ -4,7 +4,7 @@ const PAGE = 500
 
 /**
  * The session a user named: a full id, a unique prefix of one (as `engram sessions` prints them), or
- * `latest`. Prefixes are matched by paging through the session list, newest first.
+ * `latest`. Prefixes are matched in SQL (a range on the id), newest first.
  */
 export async function findSession(store: Store, reference: string): Promise<Session> {
   if (reference === 'latest') {
@@ -14,12 +14,8 @@ export async function findSession(store: Store, reference: string): Promise<Sess
   }
   const exact = await store.getSession(reference)
   if (exact) return exact
-  const matches: Session[] = []
-  for (let offset = 0; matches.length < 2; offset += PAGE) {
-    const page = await store.listSessions({ limit: PAGE, offset })
-    matches.push(...page.filter((s) => s.id.startsWith(reference)))
-    if (page.length < PAGE) break
-  }
+  // Two are enough to know the prefix is ambiguous; the error lists them.
+  const matches = await store.listSessions({ idPrefix: reference, limit: 2 })
   if (matches.length === 1) return matches[0] as Session
   if (matches.length === 0) {
     throw new EngramError(

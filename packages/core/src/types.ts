@@ -145,6 +145,8 @@ export interface Page<T> {
 export interface ListSessionsOptions extends PageOptions {
   source?: string
   userId?: string
+  /** Only sessions whose id starts with this text (exactly, case-sensitive): resolving a short id. */
+  idPrefix?: string
 }
 
 /** Why a model was called: the main loop or an auxiliary task (any other name is allowed). */

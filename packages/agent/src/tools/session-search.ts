@@ -21,7 +21,8 @@ const DEFAULT_LIMIT = 5
 const MAX_LIMIT = 10
 const RECENT_SESSIONS = 10
 const MIN_PREFIX = 4
-const SESSION_PAGE = 200
+/** The most sessions one prefix is matched against (the store's largest page). */
+const PREFIX_MATCHES = 1000
 /** From the widest window to the narrowest: messages on each side of a hit, tokens per message. */
 const WINDOWS = [
   { radius: 2, clip: 150 },
@@ -269,16 +270,11 @@ class SessionSearch {
         `session_id ${JSON.stringify(idOrPrefix)} is too short: give the full id or a prefix of at least ${MIN_PREFIX} characters.`,
       )
     }
-    const found: Session[] = []
-    for (let offset = 0; ; offset += SESSION_PAGE) {
-      const page = await this.store.listSessions({
-        limit: SESSION_PAGE,
-        offset,
-        ...(userId === undefined ? {} : { userId }),
-      })
-      found.push(...page.filter((s) => s.id.startsWith(idOrPrefix)))
-      if (page.length < SESSION_PAGE) break
-    }
+    const found = await this.store.listSessions({
+      idPrefix: idOrPrefix,
+      limit: PREFIX_MATCHES,
+      ...(userId === undefined ? {} : { userId }),
+    })
     if (found.length === 1) return found[0] as Session
     if (found.length === 0) {
       throw new EngramError(

@@ -41,6 +41,7 @@ const paging = (defaultLimit: number) => ({
 export const listSessions = z.object({
   source: identifier.optional(),
   userId: identifier.optional(),
+  idPrefix: identifier.optional(),
   ...paging(50),
 })
 

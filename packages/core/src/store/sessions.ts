@@ -88,12 +88,15 @@ export async function getSession(ctx: StoreContext, id: string): Promise<Session
 // The rowid breaks ties between sessions started in the same millisecond, in insertion order.
 const rowid = sql<number>`${sessions}.rowid`
 
+// GLOB, not LIKE: case-sensitive like ids, and SQLite turns a literal prefix into a range on the primary key.
+const globPrefix = (prefix: string) => `${prefix.replace(/[*?[]/g, '[$&]')}*`
+
 export async function listSessions(
   ctx: StoreContext,
   options: ListSessionsOptions = {},
 ): Promise<Page<Session>> {
   const action = 'Listing sessions'
-  const { source, userId, limit, offset, cursor } = parse(args.listSessions, options, action)
+  const { source, userId, idPrefix, limit, offset, cursor } = parse(args.listSessions, options, action)
   const after =
     cursor === undefined ? undefined : (decodeCursor(cursor, 2, offset, action) as [number, number])
   const rows = await ctx.query(action, (db) =>
@@ -104,6 +107,7 @@ export async function listSessions(
         and(
           source === undefined ? undefined : eq(sessions.source, source),
           userId === undefined ? undefined : eq(sessions.userId, userId),
+          idPrefix === undefined ? undefined : sql`${sessions.id} GLOB ${globPrefix(idPrefix)}`,
           after === undefined
             ? undefined
             : sql`(${sessions.startedAt}, ${rowid}) < (${after[0]}, ${after[1]})`,

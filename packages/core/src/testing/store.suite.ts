@@ -210,6 +210,23 @@ export function storeSuite(h: Harness): void {
       expect(await store.getSession('missing')).toBeNull()
     })
 
+    it('lists the sessions whose id starts with a prefix: exactly, case-sensitive, wildcards literal', async () => {
+      for (const id of ['abc-1', 'abc-2', 'abd', 'a*c', 'a?c', 'a[b]c', 'ABC-3', '数据-1']) {
+        await store.createSession({ source: 'cli', id, userId: id === 'abc-2' ? 'u2' : 'u1' })
+      }
+      const ids = async (idPrefix: string, userId?: string) =>
+        (await store.listSessions({ idPrefix, ...(userId ? { userId } : {}) })).map((s) => s.id).sort()
+      expect(await ids('abc')).toEqual(['abc-1', 'abc-2'])
+      expect(await ids('abc', 'u1')).toEqual(['abc-1'])
+      expect(await ids('a*')).toEqual(['a*c'])
+      expect(await ids('a?')).toEqual(['a?c'])
+      expect(await ids('a[b')).toEqual(['a[b]c'])
+      expect(await ids('数据')).toEqual(['数据-1'])
+      expect(await ids('abd')).toEqual(['abd'])
+      expect(await ids('zz')).toEqual([])
+      await expectCode(store.listSessions({ idPrefix: '' }), 'INVALID_ARGUMENT')
+    })
+
     it('keeps a caller-chosen id and refuses it twice', async () => {
       await store.createSession({ source: 'cli', id: 'fixed-id' })
       await expectCode(store.createSession({ source: 'cli', id: 'fixed-id' }), 'SESSION_EXISTS')
