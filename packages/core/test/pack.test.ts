@@ -1,5 +1,13 @@
 import { execFile, execFileSync } from 'node:child_process'
-import { cpSync, mkdirSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -76,4 +84,20 @@ it('loads @engram/compressor without drizzle or any SQLite driver', () => {
   const output = JSON.parse(run(process.execPath, ['pure.mjs'], join(project, 'app')))
   expect(output.status).toBe('compressed')
   expect(output.messages).toBeLessThan(21)
+})
+
+it('publishes exports without the workspace-only engram-source condition, with drizzle-orm as a peer', () => {
+  for (const name of ['core', 'compressor']) {
+    const manifest = readFileSync(
+      join(project, 'app', 'node_modules', '@engram', name, 'package.json'),
+      'utf8',
+    )
+    expect(manifest).not.toContain('engram-source')
+    expect(JSON.parse(manifest).exports['.'].import).toBe('./dist/index.mjs')
+  }
+  const core = JSON.parse(
+    readFileSync(join(project, 'app', 'node_modules', '@engram', 'core', 'package.json'), 'utf8'),
+  )
+  expect(core.peerDependencies['drizzle-orm']).toBeDefined()
+  expect(core.dependencies['drizzle-orm']).toBeUndefined()
 })
