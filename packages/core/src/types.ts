@@ -159,6 +159,8 @@ export interface MessagesPageOptions {
   limit?: number
   /** The previous page's `nextCursor`. */
   cursor?: string
+  /** Start at this message id (a link to one message); not with `cursor`. */
+  fromId?: number
 }
 
 /** Which model calls dailyUsage sums: one session or all, within [since, until) (ms since the epoch). */

@@ -47,7 +47,11 @@ export const listSessions = z.object({
   ...paging(50),
 })
 
-export const messagesPage = z.object({ limit: paging(100).limit, cursor: paging(100).cursor })
+export const messagesPage = z.object({
+  limit: paging(100).limit,
+  cursor: paging(100).cursor,
+  fromId: wholeNumber(0).optional(),
+})
 
 export const dailyUsage = z.object({
   sessionId: identifier.optional(),

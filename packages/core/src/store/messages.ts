@@ -98,8 +98,11 @@ export async function getStoredMessagesPage(
 ): Promise<Page<StoredMessage>> {
   const action = 'Reading messages'
   const id = args.checkSessionId(sessionId, action)
-  const { limit, cursor } = parse(args.messagesPage, options, action)
-  const afterId = cursor === undefined ? 0 : (decodeCursor(cursor, 1, 0, action)[0] as number)
+  const { limit, cursor, fromId } = parse(args.messagesPage, options, action)
+  if (cursor !== undefined && fromId !== undefined) {
+    throw new EngramError('INVALID_ARGUMENT', `${action}: pass either cursor or fromId, not both.`)
+  }
+  const afterId = cursor === undefined ? (fromId ?? 1) - 1 : (decodeCursor(cursor, 1, 0, action)[0] as number)
   const rows = await ctx.read<StoredMessageRow>(
     {
       sql: `SELECT id, session_id, role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count

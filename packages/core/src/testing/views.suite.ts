@@ -57,6 +57,13 @@ export function viewsSuite(h: Harness): void {
       } while (cursor)
       expect(sizes).toEqual([100, 100, 50])
       expect(seen).toEqual((await store.getStoredMessages(s.id)).map((m) => String(m.content)))
+      const all = await store.getStoredMessages(s.id)
+      const from = await store.getStoredMessagesPage(s.id, { fromId: all[120]?.id, limit: 3 })
+      expect(from.items.map((m) => m.content)).toEqual(['m120', 'm121', 'm122'])
+      await expectCode(
+        store.getStoredMessagesPage(s.id, { fromId: 5, cursor: from.nextCursor ?? '' }),
+        'INVALID_ARGUMENT',
+      )
       expect((await store.getStoredMessagesPage('missing')).items).toEqual([])
       await expectCode(store.getStoredMessagesPage(s.id, { cursor: 'nope' }), 'INVALID_ARGUMENT')
       await expectCode(store.getStoredMessagesPage(s.id, { limit: 0 }), 'INVALID_ARGUMENT')
