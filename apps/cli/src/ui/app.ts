@@ -58,7 +58,8 @@ export function createUiApp(options: UiOptions): Hono {
     await next()
     c.header('Cache-Control', 'no-store')
     c.header('X-Content-Type-Options', 'nosniff')
-    c.header('Referrer-Policy', 'no-referrer')
+    // same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on form posts.
+    c.header('Referrer-Policy', 'same-origin')
     c.header(
       'Content-Security-Policy',
       "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'",

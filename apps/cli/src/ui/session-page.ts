@@ -17,6 +17,10 @@ const text = (content: StoredMessage['content']): string =>
       ? content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n')
       : ''
 
+/** Messages longer than this show a preview and fold the rest, so a pasted log does not fill the page. */
+const LONG = 1_200
+const PREVIEW = 600
+
 /** The first line of a text, cut to `max` characters, for a folded block's summary line. */
 const firstLine = (value: string, max = 120): string => {
   const line = value.split('\n', 1)[0] ?? ''
@@ -36,12 +40,14 @@ function message(m: StoredMessage): Html {
   const content =
     m.role === 'tool'
       ? html`<details><summary>result of <code>${m.tool_call_id}</code> <span class="muted">${firstLine(body)}</span> (${formatInt(body.length)} chars)</summary><pre>${body}</pre></details>`
-      : body
-        ? html`<pre>${body}</pre>`
-        : ''
+      : body.length > LONG
+        ? html`<pre>${body.slice(0, PREVIEW)}…</pre><details><summary>show all ${formatInt(body.length)} characters</summary><pre>${body}</pre></details>`
+        : body
+          ? html`<pre>${body}</pre>`
+          : ''
   return html`<div class="msg ${m.role} ${summary ? 'summary' : ''}" id="m${m.id}">
     <span class="role">${summary ? 'compression summary' : m.role}</span>
-    <a class="muted" href="#m${m.id}">#${m.id}</a> <span class="muted">${formatTime(m.timestamp)} · ${formatInt(m.tokenCount ?? 0)} tokens</span>
+    <a class="muted" href="#m${m.id}">#${m.id}</a> <span class="muted">${formatTime(m.timestamp)}${m.tokenCount == null ? '' : ` · ${formatInt(m.tokenCount)} tokens`}</span>
     ${content}${calls}</div>`
 }
 
