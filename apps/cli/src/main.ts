@@ -11,6 +11,7 @@ import { registerMemory } from './commands/memory.ts'
 import { registerSearch } from './commands/search.ts'
 import { registerShow } from './commands/show.ts'
 import { registerExport, registerImport } from './commands/transfer.ts'
+import { registerUi } from './commands/ui.ts'
 import { registerUsage } from './commands/usage.ts'
 import { AlreadyReported, errorCode, errorLine, exitCodeOf } from './errors.ts'
 import { colorEnabled, type Io } from './output.ts'
@@ -31,6 +32,7 @@ const COMMANDS = [
   registerDoctor,
   registerEval,
   registerInit,
+  registerUi,
 ]
 
 function buildProgram(io: Io): Command {

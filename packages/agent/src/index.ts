@@ -18,7 +18,7 @@ export {
 export { IMPORTANCE, importanceOf } from './agent/importance.ts'
 export { type NudgeInput, type NudgeOutcome, runNudge } from './agent/nudge.ts'
 export { NUDGE_MARKER } from './agent/nudge-prompt.ts'
-export { buildSystemPrompt } from './agent/system-prompt.ts'
+export { buildSystemPrompt, splitSystemPrompt } from './agent/system-prompt.ts'
 export { costOf } from './agent/usage.ts'
 export { countChars, ENTRY_DELIMITER, type ParsedEntries, parseEntries, parseText } from './memory/format.ts'
 export {

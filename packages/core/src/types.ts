@@ -147,6 +147,38 @@ export interface ListSessionsOptions extends PageOptions {
   userId?: string
   /** Only sessions whose id starts with this text (exactly, case-sensitive): resolving a short id. */
   idPrefix?: string
+  /** Only sessions started at or after this time (ms since the epoch). */
+  startedAfter?: number
+  /** Only sessions started before this time (ms since the epoch). */
+  startedBefore?: number
+}
+
+/** Paging of getStoredMessagesPage (oldest first, by id). */
+export interface MessagesPageOptions {
+  /** 1 to 1000; default 100. */
+  limit?: number
+  /** The previous page's `nextCursor`. */
+  cursor?: string
+  /** Start at this message id (a link to one message); not with `cursor`. */
+  fromId?: number
+}
+
+/** Which model calls dailyUsage sums: one session or all, within [since, until) (ms since the epoch). */
+export interface DailyUsageOptions {
+  sessionId?: string
+  since?: number
+  until?: number
+}
+
+/** The model calls of one purpose on one UTC day, summed. */
+export interface DailyUsage {
+  /** The UTC day, `YYYY-MM-DD`. */
+  day: string
+  purpose: UsagePurpose
+  calls: number
+  inputTokens: number
+  outputTokens: number
+  costUsd: number
 }
 
 /** Why a model was called: the main loop or an auxiliary task (any other name is allowed). */

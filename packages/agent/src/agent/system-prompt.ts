@@ -10,6 +10,9 @@ const GUIDANCE: Record<string, string> = {
     'session_search: when the user refers to an earlier conversation ("last time", "what did I say about …", "上次…"), or earlier context would help, search past sessions and answer from what it returns; say so when nothing is found.',
 }
 
+const MEMORY_HEADING = '# Memory (frozen at the start of this session)'
+const DATE_LINE = "Today's date is"
+
 /** `2026-12-01` in local time: the date, never the time, so the prompt stays the same all day. */
 function localDate(now: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0')
@@ -33,9 +36,25 @@ export function buildSystemPrompt(input: {
   return [
     IDENTITY,
     tools.length ? `# Tools\n${tools.join('\n')}` : '',
-    `# Memory (frozen at the start of this session)\n${input.snapshotText}`,
-    `Today's date is ${localDate(input.now)}.`,
+    `${MEMORY_HEADING}\n${input.snapshotText}`,
+    `${DATE_LINE} ${localDate(input.now)}.`,
   ]
     .filter(Boolean)
     .join('\n\n')
+}
+
+/**
+ * The frozen memory snapshot inside a system prompt buildSystemPrompt made (empty when there is none), and
+ * the rest of the prompt: what a viewer shows as "the memory block" and "the instructions".
+ */
+export function splitSystemPrompt(prompt: string): { memory: string; instructions: string } {
+  const start = prompt.indexOf(`${MEMORY_HEADING}\n`)
+  if (start < 0) return { memory: '', instructions: prompt }
+  const bodyStart = start + MEMORY_HEADING.length + 1
+  const end = prompt.lastIndexOf(`\n\n${DATE_LINE} `)
+  const bodyEnd = end > bodyStart ? end : prompt.length
+  return {
+    memory: prompt.slice(bodyStart, bodyEnd),
+    instructions: prompt.slice(0, start) + prompt.slice(bodyEnd).replace(/^\n\n/, ''),
+  }
 }

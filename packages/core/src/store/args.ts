@@ -42,7 +42,21 @@ export const listSessions = z.object({
   source: identifier.optional(),
   userId: identifier.optional(),
   idPrefix: identifier.optional(),
+  startedAfter: epochMs.optional(),
+  startedBefore: epochMs.optional(),
   ...paging(50),
+})
+
+export const messagesPage = z.object({
+  limit: paging(100).limit,
+  cursor: paging(100).cursor,
+  fromId: wholeNumber(0).optional(),
+})
+
+export const dailyUsage = z.object({
+  sessionId: identifier.optional(),
+  since: epochMs.optional(),
+  until: epochMs.optional(),
 })
 
 const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const

@@ -6,12 +6,15 @@ import type {
   ContinuedSession,
   ContinueSessionInput,
   MessageInput,
+  MessagesPageOptions,
+  Page,
   Session,
   StoredMessage,
 } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
+import { decodeCursor, encodeCursor } from './cursor.ts'
 import { insertEpisode, insertedEpisode } from './episodes.ts'
 import {
   decodeMessage,
@@ -85,6 +88,32 @@ export async function getStoredMessages(ctx: StoreContext, sessionId: string): P
     'Reading messages',
   )
   return rows.map(decodeStoredMessage)
+}
+
+/** One page of the session's stored messages, oldest first: an indexed range read of `limit` rows. */
+export async function getStoredMessagesPage(
+  ctx: StoreContext,
+  sessionId: string,
+  options: MessagesPageOptions = {},
+): Promise<Page<StoredMessage>> {
+  const action = 'Reading messages'
+  const id = args.checkSessionId(sessionId, action)
+  const { limit, cursor, fromId } = parse(args.messagesPage, options, action)
+  if (cursor !== undefined && fromId !== undefined) {
+    throw new EngramError('INVALID_ARGUMENT', `${action}: pass either cursor or fromId, not both.`)
+  }
+  const afterId = cursor === undefined ? (fromId ?? 1) - 1 : (decodeCursor(cursor, 1, 0, action)[0] as number)
+  const rows = await ctx.read<StoredMessageRow>(
+    {
+      sql: `SELECT id, session_id, role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count
+        FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`,
+      params: [id, afterId, limit],
+    },
+    action,
+  )
+  const items = rows.map(decodeStoredMessage)
+  const last = items.at(-1)
+  return { items, nextCursor: last && items.length === limit ? encodeCursor([last.id]) : null }
 }
 
 export async function continueSession(

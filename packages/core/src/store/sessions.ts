@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { and, desc, eq, getTableColumns, isNull, sql } from 'drizzle-orm'
+import { and, desc, eq, getTableColumns, gte, isNull, lt, sql } from 'drizzle-orm'
 import { statementOf } from '../database.ts'
 import type { QueryResult } from '../driver.ts'
 import { EngramError, sqliteCode } from '../errors.ts'
@@ -96,7 +96,11 @@ export async function listSessions(
   options: ListSessionsOptions = {},
 ): Promise<Page<Session>> {
   const action = 'Listing sessions'
-  const { source, userId, idPrefix, limit, offset, cursor } = parse(args.listSessions, options, action)
+  const { source, userId, idPrefix, startedAfter, startedBefore, limit, offset, cursor } = parse(
+    args.listSessions,
+    options,
+    action,
+  )
   const after =
     cursor === undefined ? undefined : (decodeCursor(cursor, 2, offset, action) as [number, number])
   const rows = await ctx.query(action, (db) =>
@@ -108,6 +112,8 @@ export async function listSessions(
           source === undefined ? undefined : eq(sessions.source, source),
           userId === undefined ? undefined : eq(sessions.userId, userId),
           idPrefix === undefined ? undefined : sql`${sessions.id} GLOB ${globPrefix(idPrefix)}`,
+          startedAfter === undefined ? undefined : gte(sessions.startedAt, startedAfter),
+          startedBefore === undefined ? undefined : lt(sessions.startedAt, startedBefore),
           after === undefined
             ? undefined
             : sql`(${sessions.startedAt}, ${rowid}) < (${after[0]}, ${after[1]})`,

@@ -3,10 +3,13 @@ import type {
   ChatMessage,
   ContinuedSession,
   ContinueSessionInput,
+  DailyUsage,
+  DailyUsageOptions,
   Episode,
   IntegrityReport,
   ListSessionsOptions,
   MessageInput,
+  MessagesPageOptions,
   NewEpisode,
   NewSession,
   Page,
@@ -25,7 +28,7 @@ import { checkIntegrity, pruneSessions, rebuildSearchIndex, vacuum } from './mai
 import * as messages from './messages.ts'
 import { search, searchPage } from './search.ts'
 import * as sessions from './sessions.ts'
-import { readUsage, usageStatements } from './usage.ts'
+import { readDailyUsage, readUsage, usageStatements } from './usage.ts'
 
 /**
  * The session store: a thin facade over one module per table. Every write is one committed transaction
@@ -138,6 +141,11 @@ export class Store {
     return this.ctx.operation(() => messages.getStoredMessages(this.ctx, sessionId))
   }
 
+  /** One page of the session's messages with ids, oldest first (`nextCursor` for the next). One range read. */
+  getStoredMessagesPage(sessionId: string, options?: MessagesPageOptions): Promise<Page<StoredMessage>> {
+    return this.ctx.operation(() => messages.getStoredMessagesPage(this.ctx, sessionId, options))
+  }
+
   /**
    * Records one model call (whole token counts, a cost in USD) and adds it to the session's totals, in one
    * transaction. `SESSION_NOT_FOUND` for an unknown session.
@@ -152,6 +160,11 @@ export class Store {
   /** Token and cost totals, overall and by purpose and model, of one session or the whole store. One read. */
   usage(options: { sessionId?: string } = {}): Promise<UsageReport> {
     return this.ctx.operation(() => readUsage(this.ctx, options.sessionId))
+  }
+
+  /** Model calls summed by UTC day and purpose (oldest first), of one session or all, within a time range. */
+  dailyUsage(options?: DailyUsageOptions): Promise<DailyUsage[]> {
+    return this.ctx.operation(() => readDailyUsage(this.ctx, options))
   }
 
   /** Deletes the session with its messages, episodes and usage; its children are kept and detached. */

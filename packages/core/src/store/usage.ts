@@ -1,7 +1,7 @@
-import { count, eq, sum } from 'drizzle-orm'
+import { and, count, eq, gte, lt, type SQL, sql, sum } from 'drizzle-orm'
 import type { Statement } from '../driver.ts'
 import { modelCalls } from '../schema/model-calls.ts'
-import type { UsageRecord, UsageReport, UsageTotals } from '../types.ts'
+import type { DailyUsage, DailyUsageOptions, UsageRecord, UsageReport, UsageTotals } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
@@ -89,4 +89,40 @@ export async function readUsage(ctx: StoreContext, sessionId?: string): Promise<
     add(report.byModel[row.model] as UsageTotals, row)
   }
   return report
+}
+
+/** The UTC day of a call: created_at is in milliseconds. */
+const callDay: SQL<string> = sql<string>`strftime('%Y-%m-%d', ${modelCalls.createdAt} / 1000, 'unixepoch')`
+
+/**
+ * Model calls summed by UTC day and purpose, oldest day first: what a cost chart draws. One grouped read;
+ * `since` bounds the rows read, so a chart of the last weeks does not sum the whole history.
+ */
+export async function readDailyUsage(
+  ctx: StoreContext,
+  options: DailyUsageOptions = {},
+): Promise<DailyUsage[]> {
+  const action = 'Reading usage by day'
+  const { sessionId, since, until } = parse(args.dailyUsage, options, action)
+  return ctx.query(action, (db) =>
+    db
+      .select({
+        day: callDay,
+        purpose: modelCalls.purpose,
+        calls: count(),
+        inputTokens: sum(modelCalls.inputTokens).mapWith(Number),
+        outputTokens: sum(modelCalls.outputTokens).mapWith(Number),
+        costUsd: sum(modelCalls.costUsd).mapWith(Number),
+      })
+      .from(modelCalls)
+      .where(
+        and(
+          sessionId === undefined ? undefined : eq(modelCalls.sessionId, sessionId),
+          since === undefined ? undefined : gte(modelCalls.createdAt, since),
+          until === undefined ? undefined : lt(modelCalls.createdAt, until),
+        ),
+      )
+      .groupBy(callDay, modelCalls.purpose)
+      .orderBy(callDay, modelCalls.purpose),
+  )
 }

@@ -13,14 +13,16 @@ import { type DriverFactory, harness } from './harness.ts'
 import { reliabilitySuite } from './reliability.suite.ts'
 import { searchSuite } from './search.suite.ts'
 import { storeSuite } from './store.suite.ts'
+import { viewsSuite } from './views.suite.ts'
 
 export type { DriverFactory } from './harness.ts'
 
-/** Registers the whole store contract (store, search, reliability) for the driver `driver` makes. */
+/** Registers the whole store contract (store, search, reliability, views) for the driver `driver` makes. */
 export function storeContract(name: string, driver: DriverFactory): void {
   describe(`store contract on ${name}`, () => {
     describe('store', () => storeSuite(harness(name, driver)))
     describe('search', () => searchSuite(harness(name, driver)))
     describe('reliability', () => reliabilitySuite(harness(name, driver)))
+    describe('views', () => viewsSuite(harness(name, driver)))
   })
 }

@@ -1,0 +1,75 @@
+import { type EngramConfig, splitSystemPrompt, type ToolSpec } from '@engram/agent'
+import { bpeTokenCounter, countMessages } from '@engram/compressor'
+import type { Store } from '@engram/core'
+import { html } from 'hono/html'
+import { formatInt, type Html, page, shortId } from './html.ts'
+
+/** One part of what the model is sent, with its size in tokens. */
+interface Section {
+  name: string
+  tokens: number
+  detail?: Html
+}
+
+/**
+ * What the model sees for a session (the tip of its chain, where the next turn goes): the stored system
+ * prompt with its frozen memory block, the tool schemas, and the context measured in tokens against the
+ * window, section by section.
+ */
+export async function contextPage(
+  store: Store,
+  config: EngramConfig,
+  tools: readonly ToolSpec[],
+  id: string,
+): Promise<Html | null> {
+  const session = await store.getSession(id)
+  if (!session) return null
+  const tip = await store.resolveTip(id)
+  const tipSession = tip === id ? session : await store.getSession(tip)
+  const messages = await store.getMessages(tip)
+  const prompt = tipSession?.systemPrompt ?? ''
+  const { memory, instructions: rest } = splitSystemPrompt(prompt)
+  const counter = bpeTokenCounter
+  const byRole = new Map<string, { count: number; tokens: number }>()
+  for (const m of messages) {
+    const entry = byRole.get(m.role) ?? { count: 0, tokens: 0 }
+    entry.count++
+    entry.tokens += countMessages(counter, [m])
+    byRole.set(m.role, entry)
+  }
+  const toolsJson = JSON.stringify(tools, null, 2)
+  const sections: Section[] = [
+    { name: 'system prompt (instructions)', tokens: counter.countText(rest) },
+    { name: 'frozen memory block', tokens: memory ? counter.countText(memory) : 0 },
+    { name: `tool schemas (${tools.length})`, tokens: counter.countText(JSON.stringify(tools)) },
+    ...[...byRole].map(([role, v]) => ({
+      name: `${role} messages (${formatInt(v.count)})`,
+      tokens: v.tokens,
+    })),
+    { name: 'reply budget', tokens: config.models.main.maxTokens },
+  ]
+  const window = config.models.main.contextWindow
+  const total = sections.reduce((sum, s) => sum + s.tokens, 0)
+  const trigger = Math.round(window * config.compressor.triggerRatio)
+  const pct = (n: number) => `${((n / window) * 100).toFixed(1)}%`
+  return page(
+    `What the model sees: ${shortId(tip)}`,
+    '/',
+    html`${tip !== id ? html`<p class="muted">Session ${shortId(id)} was compressed; this is the tip of its chain, where the next turn goes.</p>` : ''}
+    <p><a href="/sessions/${tip}">← the session</a></p>
+    <h2>Context against the window</h2>
+    <p><strong>${formatInt(total)}</strong> of ${formatInt(window)} tokens (${pct(total)}) · compression triggers at ${formatInt(trigger)} (${Math.round(config.compressor.triggerRatio * 100)}%)
+      ${total > window ? html` · <span class="blocked">over the window</span>` : ''}</p>
+    <table><thead><tr><th>section</th><th class="n">tokens</th><th class="n">of the window</th><th></th></tr></thead><tbody>
+    ${sections.map(
+      (
+        s,
+      ) => html`<tr><td>${s.name}</td><td class="n">${formatInt(s.tokens)}</td><td class="n">${pct(s.tokens)}</td>
+        <td><span class="bar" style="width:${Math.min(100, (s.tokens / window) * 100) * 4}px;background:var(--accent)"></span></td></tr>`,
+    )}</tbody></table>
+    <p class="muted">Counted with the BPE tokenizer (o200k); a provider's own count can differ by a few percent.</p>
+    <h2>System prompt</h2>${prompt ? html`<pre>${prompt}</pre>` : html`<p class="muted">No system prompt stored (the session has not run a turn yet).</p>`}
+    <h2>Frozen memory block</h2>${memory ? html`<pre>${memory}</pre>` : html`<p class="muted">No memory block in the stored prompt.</p>`}
+    <h2>Tool schemas</h2><pre>${toolsJson}</pre>`,
+  )
+}
