@@ -5,19 +5,18 @@ export type { ApiConfig, EngramConfig, MemoryFilesConfig, ModelConfig } from './
 // Curated memory files, threat scanner and memory tools (issue 8).
 
 // Model providers, the agent loop and the memory nudge (issue 9).
-export {
-  type Agent,
-  type AgentConfig,
-  type ContextReport,
-  type CreateAgentOptions,
-  createAgent,
-  DEFAULT_MAX_STEPS,
-  NEW_SESSION_END_REASON,
-  type RunOptions,
-} from './agent/agent.ts'
+export { type Agent, createAgent } from './agent/agent.ts'
+export type { ContextReport } from './agent/context.ts'
 export { IMPORTANCE, importanceOf } from './agent/importance.ts'
 export { type NudgeInput, type NudgeOutcome, runNudge } from './agent/nudge.ts'
 export { NUDGE_MARKER } from './agent/nudge-prompt.ts'
+export {
+  type AgentConfig,
+  type CreateAgentOptions,
+  DEFAULT_MAX_STEPS,
+  type RunOptions,
+} from './agent/options.ts'
+export { NEW_SESSION_END_REASON } from './agent/sessions.ts'
 export { buildSystemPrompt } from './agent/system-prompt.ts'
 export { costOf } from './agent/usage.ts'
 export { countChars, ENTRY_DELIMITER, type ParsedEntries, parseEntries, parseText } from './memory/format.ts'
