@@ -6,7 +6,9 @@ export type { ApiConfig, EngramConfig, MemoryFilesConfig, ModelConfig } from './
 
 // Model providers, the agent loop and the memory nudge (issue 9).
 export { type Agent, createAgent } from './agent/agent.ts'
+export { UNNAMED_TOOL } from './agent/answer.ts'
 export type { ContextReport } from './agent/context.ts'
+export { type AgentEvent, type AgentEventHandler, renderAgentEvent } from './agent/events.ts'
 export { IMPORTANCE, importanceOf } from './agent/importance.ts'
 export { type NudgeInput, type NudgeOutcome, runNudge } from './agent/nudge.ts'
 export { NUDGE_MARKER } from './agent/nudge-prompt.ts'
@@ -51,13 +53,22 @@ export type {
   ChatUsage,
   FinishReason,
   ModelProvider,
+  ToolParameters,
   ToolSpec,
 } from './providers/types.ts'
 export { scanForThreats, type ThreatScan } from './security/threats.ts'
 export { createMemoryTool } from './tools/memory-tool.ts'
-export { runTool, schemaProblem } from './tools/run-tool.ts'
+export {
+  defineTool,
+  isToolErrorText,
+  runTool,
+  toolError,
+  toolOk,
+  toolResultText,
+} from './tools/run-tool.ts'
 export {
   createSessionSearchTool,
   type SessionSearchOptions,
   type SessionSearchStore,
 } from './tools/session-search.ts'
+export type { AgentTool, ToolContext, ToolDefinition, ToolErrorCode, ToolResult } from './tools/tool.ts'

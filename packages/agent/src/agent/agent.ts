@@ -1,4 +1,4 @@
-import { bpeTokenCounter, type CompressionReport, ContextCompressor } from '@engram/compressor'
+import { bpeTokenCounter, type CompressionReport, ContextCompressor, textOf } from '@engram/compressor'
 import { EngramError, type Session, type Store, type StoredMessage } from '@engram/core'
 import type { ModelConfig } from '../config/types.ts'
 import { type CallObserver, createSummarizer } from '../providers/auxiliary.ts'
@@ -7,8 +7,10 @@ import type { ModelProvider } from '../providers/types.ts'
 import { createMemoryTool } from '../tools/memory-tool.ts'
 import { createSessionSearchTool } from '../tools/session-search.ts'
 import type { AgentTool, ToolContext } from '../tools/tool.ts'
+import { normaliseAnswer } from './answer.ts'
 import { ContextKeeper, type ContextReport } from './context.ts'
 import { Conversation } from './conversation.ts'
+import type { AgentEventHandler } from './events.ts'
 import { callMainModel } from './model-call.ts'
 import { type NudgeSchedule, nudgeIfDue } from './nudge-schedule.ts'
 import {
@@ -51,8 +53,6 @@ export interface Agent {
   compressNow(): Promise<CompressionReport | null>
 }
 
-const stderrLogger = (line: string) => process.stderr.write(`${line}\n`)
-
 /** Wires the parts together and holds what outlives a session: the tools, the compressor, the task count. */
 class EngramAgent implements Agent {
   readonly #options: CreateAgentOptions
@@ -74,7 +74,6 @@ class EngramAgent implements Agent {
     const memoryTool = createMemoryTool(options.memory)
     this.#tools = [memoryTool, createSessionSearchTool(options.store), ...(options.tools ?? [])]
     const counter = options.tokenCounter ?? bpeTokenCounter
-    const log = options.logger ?? stderrLogger
     const aux = auxModel(options, this.#config)
     this.#compressor = new ContextCompressor({
       window: this.#config.models.main.contextWindow,
@@ -88,7 +87,7 @@ class EngramAgent implements Agent {
       counter,
       window: this.#config.models.main.contextWindow,
       tools: this.#tools,
-      log,
+      emit: this.#emit,
     })
     this.#nudge = {
       intervalTasks: this.#config.nudge.intervalTasks,
@@ -96,7 +95,7 @@ class EngramAgent implements Agent {
       memory: options.memory,
       memoryTool,
       observe: this.#observer('nudge', aux.provider, aux.model),
-      log,
+      emit: this.#emit,
     }
   }
 
@@ -120,12 +119,13 @@ class EngramAgent implements Agent {
     return async (result, latencyMs) => {
       const session = this.#conversation?.session
       if (!session) return
-      await this.#store.recordUsage(
-        session.id,
-        usageRecord(provider.model, purpose, result, latencyMs, model.price),
-      )
+      const record = usageRecord(provider.model, purpose, result, latencyMs, model.price)
+      await this.#store.recordUsage(session.id, record)
+      this.#emit({ type: 'usage', sessionId: session.id, record })
     }
   }
+
+  readonly #emit: AgentEventHandler = (event) => this.#options.onEvent?.(event)
 
   #start(session: Session, systemPrompt: string, history: StoredMessage[]): Conversation {
     this.#conversation = new Conversation(this.#store, session, systemPrompt, history)
@@ -224,19 +224,17 @@ class EngramAgent implements Agent {
       throwIfCancelled(options.signal)
       await this.#checkContext(conversation, false)
       const result = await callMainModel(conversation, call, options)
-      await conversation.append(result.message)
-      const calls = result.message.tool_calls ?? []
+      const message = normaliseAnswer(result.message, conversation.history)
+      await conversation.append(message)
+      const calls = message.tool_calls ?? []
       if (calls.length === 0) {
-        answer = typeof result.message.content === 'string' ? result.message.content : ''
+        answer = textOf(message)
         break
       }
-      await runToolCalls(
-        conversation,
-        this.#tools,
-        calls,
-        this.#toolContext(conversation, options.signal),
-        () => throwIfCancelled(options.signal),
-      )
+      await runToolCalls(conversation, this.#tools, calls, this.#toolContext(conversation, options.signal), {
+        beforeEach: () => throwIfCancelled(options.signal),
+        emit: this.#emit,
+      })
     }
     if (answer === null) {
       answer = `Stopped after ${maxSteps} model calls without a final answer (the step limit). Ask again to continue.`

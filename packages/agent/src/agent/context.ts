@@ -9,6 +9,7 @@ import {
 import type { ChatMessage, Store } from '@engram/core'
 import type { ToolSpec } from '../providers/types.ts'
 import type { Conversation } from './conversation.ts'
+import type { AgentEvent, AgentEventHandler } from './events.ts'
 import { importanceOf } from './importance.ts'
 
 /** The context check before the latest model call. */
@@ -26,7 +27,7 @@ export interface ContextKeeperOptions {
   window: number
   /** The tools offered with every request: their definitions count against the window. */
   tools: readonly ToolSpec[]
-  log: (line: string) => void
+  emit: AgentEventHandler
 }
 
 /** The outcome of one check: what was measured, and the compression's report when one ran. */
@@ -60,44 +61,51 @@ export class ContextKeeper {
 
   /** Compresses when due (or `force`d); a compressed conversation continues in the child session. */
   async check(conversation: Conversation, force: boolean): Promise<ContextCheck> {
-    const { compressor, window, store, log } = this.options
+    const { compressor, window, store, emit } = this.options
+    const sessionId = conversation.session.id
     const tokens = this.tokens(conversation)
-    const measured = (compressed: boolean): ContextReport => ({
-      tokens,
-      window,
-      ratio: tokens / window,
-      compressed,
-    })
-    const line = (compressed: boolean, note = '') =>
-      log(
-        `[ctx] tokens=${tokens} window=${window} ratio=${(tokens / window).toFixed(2)} compressed=${compressed ? 'yes' : 'no'}${note}`,
-      )
-    if (!force && !shouldCompress(tokens, window, compressor.config)) {
-      return { context: measured(false), report: null }
-    }
+    const measured = { sessionId, tokens, window, ratio: tokens / window }
+    const unchanged: ContextReport = { tokens, window, ratio: tokens / window, compressed: false }
+    const due = force || shouldCompress(tokens, window, compressor.config)
+    emit({ type: 'context', ...measured, due })
+    if (!due) return { context: unchanged, report: null }
+    const outcome = (
+      status: Extract<AgentEvent, { type: 'compression' }>['status'],
+      report: CompressionReport | null,
+      childSessionId: string | null = null,
+    ) =>
+      emit({
+        type: 'compression',
+        ...measured,
+        status,
+        reason: report?.reason ?? null,
+        tokensAfter: report?.tokensAfter ?? tokens,
+        childSessionId,
+        report,
+      })
     const system: ChatMessage = { role: 'system', content: conversation.systemPrompt }
     const result = await compressor.compress([system, ...conversation.history], {
       force,
       measuredTokens: tokens,
     })
     if (!result) {
-      line(false, ' (blocked: the last compressions did not help)')
-      return { context: measured(false), report: null }
+      outcome('blocked', null)
+      return { context: unchanged, report: null }
     }
     if (result.report.status !== 'compressed') {
-      line(false, ` (${result.report.status}${result.report.reason ? `: ${result.report.reason}` : ''})`)
-      return { context: measured(false), report: result.report }
+      outcome(result.report.status, result.report)
+      return { context: unchanged, report: result.report }
     }
     const messages = result.messages[0] === system ? result.messages.slice(1) : result.messages
     const importance = result.summary === null ? undefined : importanceOf(result.summary)
     const { session: child } = await persistCompression(
       store,
-      conversation.session.id,
+      sessionId,
       { ...result, messages },
       importance === undefined ? {} : { importance },
     )
     await conversation.continueIn(child)
-    line(true, ` tokens_after=${result.report.tokensAfter} session=${child.id}`)
+    outcome('compressed', result.report, child.id)
     const after = result.report.tokensAfter
     return {
       context: { tokens: after, window, ratio: after / window, compressed: true },

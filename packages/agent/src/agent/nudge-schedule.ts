@@ -2,6 +2,7 @@ import type { MemoryFiles } from '../memory/memory-files.ts'
 import type { CallObserver } from '../providers/auxiliary.ts'
 import type { AgentTool, ToolContext } from '../tools/tool.ts'
 import type { Conversation } from './conversation.ts'
+import type { AgentEventHandler } from './events.ts'
 import { runNudge } from './nudge.ts'
 import type { AuxModel } from './options.ts'
 
@@ -12,7 +13,7 @@ export interface NudgeSchedule {
   memory: MemoryFiles
   memoryTool: AgentTool
   observe: CallObserver
-  log: (line: string) => void
+  emit: AgentEventHandler
 }
 
 /**
@@ -38,10 +39,22 @@ export async function nudgeIfDue(
       maxTokens: schedule.aux.model.maxTokens,
       observe: schedule.observe,
     })
-    schedule.log(
-      `[nudge] reviewed ${recent.length} messages, ${outcome.writes} memory write(s)${outcome.consolidate ? ', consolidation asked' : ''}`,
-    )
+    schedule.emit({
+      type: 'nudge',
+      sessionId: context.sessionId,
+      reviewed: recent.length,
+      writes: outcome.writes,
+      consolidate: outcome.consolidate,
+      skipped: null,
+    })
   } catch (error) {
-    schedule.log(`[nudge] skipped: ${error instanceof Error ? error.message : String(error)}`)
+    schedule.emit({
+      type: 'nudge',
+      sessionId: context.sessionId,
+      reviewed: recent.length,
+      writes: 0,
+      consolidate: false,
+      skipped: error instanceof Error ? error.message : String(error),
+    })
   }
 }

@@ -4,6 +4,7 @@ import type { EngramConfig, ModelConfig } from '../config/types.ts'
 import type { MemoryFiles } from '../memory/memory-files.ts'
 import type { ModelProvider } from '../providers/types.ts'
 import type { AgentTool } from '../tools/tool.ts'
+import type { AgentEventHandler } from './events.ts'
 
 /** Model calls one `run` may make before it stops without a final answer. */
 export const DEFAULT_MAX_STEPS = 12
@@ -31,8 +32,11 @@ export interface CreateAgentOptions {
   source: string
   /** Scopes sessions and searches to one user. */
   userId?: string
-  /** Receives the `[ctx] …` and `[nudge] …` lines; default stderr. Never given secrets. */
-  logger?: (line: string) => void
+  /**
+   * Receives what happens as it happens (context checks, compressions, tool calls, usage, memory reviews);
+   * `renderAgentEvent` turns them into the `[ctx] …` / `[nudge] …` lines. Default: nothing reported.
+   */
+  onEvent?: AgentEventHandler
   maxSteps?: number
   /** Clock for the date in the system prompt. */
   now?: () => Date
