@@ -173,8 +173,12 @@ class EngramAgent implements Agent {
     return session
   }
 
-  async #checkContext(conversation: Conversation, force: boolean): Promise<CompressionReport | null> {
-    const { context, report } = await this.#context.check(conversation, force)
+  async #checkContext(
+    conversation: Conversation,
+    force: boolean,
+    signal?: AbortSignal,
+  ): Promise<CompressionReport | null> {
+    const { context, report } = await this.#context.check(conversation, force, signal)
     this.#lastContext = context
     return report
   }
@@ -222,7 +226,8 @@ class EngramAgent implements Agent {
     let answer: string | null = null
     for (let step = 0; step < maxSteps && answer === null; step++) {
       throwIfCancelled(options.signal)
-      await this.#checkContext(conversation, false)
+      await this.#checkContext(conversation, false, options.signal)
+      throwIfCancelled(options.signal)
       const result = await callMainModel(conversation, call, options)
       const message = normaliseAnswer(result.message, conversation.history)
       await conversation.append(message)

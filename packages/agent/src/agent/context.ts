@@ -59,8 +59,11 @@ export class ContextKeeper {
     return countMessages(counter, [system, ...conversation.sendable()]) + tools
   }
 
-  /** Compresses when due (or `force`d); a compressed conversation continues in the child session. */
-  async check(conversation: Conversation, force: boolean): Promise<ContextCheck> {
+  /**
+   * Compresses when due (or `force`d); a compressed conversation continues in the child session. `signal`
+   * cancels the summariser call (the compression then aborts and changes nothing).
+   */
+  async check(conversation: Conversation, force: boolean, signal?: AbortSignal): Promise<ContextCheck> {
     const { compressor, window, store, emit } = this.options
     const sessionId = conversation.session.id
     const tokens = this.tokens(conversation)
@@ -87,6 +90,7 @@ export class ContextKeeper {
     const result = await compressor.compress([system, ...conversation.history], {
       force,
       measuredTokens: tokens,
+      ...(signal ? { signal } : {}),
     })
     if (!result) {
       outcome('blocked', null)
