@@ -11,7 +11,6 @@ export type { ContextReport } from './agent/context.ts'
 export { type AgentEvent, type AgentEventHandler, renderAgentEvent } from './agent/events.ts'
 export { IMPORTANCE, importanceOf } from './agent/importance.ts'
 export { type NudgeInput, type NudgeOutcome, runNudge } from './agent/nudge.ts'
-export { NUDGE_MARKER } from './agent/nudge-prompt.ts'
 export {
   type AgentConfig,
   type CreateAgentOptions,
@@ -39,6 +38,7 @@ export {
   type MemoryRefusalReason,
   type MemoryTarget,
 } from './memory/operations.ts'
+export { CONSOLIDATE_MARKER, MEMORY_SECTION_HEADING, NUDGE_MARKER } from './prompts/markers.ts'
 export { ANTHROPIC_DEFAULT_BASE_URL, createAnthropicProvider } from './providers/anthropic.ts'
 export { type CallObserver, createSummarizer, timedChat } from './providers/auxiliary.ts'
 export type { ProviderOptions } from './providers/endpoint.ts'

@@ -1,6 +1,15 @@
 import type { ChatMessage, ToolCall } from '@engram/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type AgentEvent, createOfflineModel, type ModelProvider, UNNAMED_TOOL } from '../src/index.ts'
+import {
+  type AgentEvent,
+  createOfflineModel,
+  createSessionSearchTool,
+  type ModelProvider,
+  runTool,
+  toolResultText,
+  UNNAMED_TOOL,
+} from '../src/index.ts'
+import { searchResultMessages } from '../src/tools/session-search.ts'
 import { agentConfig, toolPairingProblems, world } from './agent-helpers.ts'
 import { tempDir } from './memory-helpers.ts'
 import { localProvider, type Vendor } from './providers-helpers.ts'
@@ -286,5 +295,29 @@ describe('cancelling a run', () => {
       content: 'What did we decide?',
     })
     expect((await store.usage()).byPurpose.compression).toBeUndefined()
+  })
+})
+
+describe('the session_search result format', () => {
+  it('is read back by searchResultMessages: the hit and the messages around it, with their roles', async () => {
+    const w = world(dir, 'search-format')
+    const store = await w.open()
+    const past = await store.createSession({ source: 'cli' })
+    await store.appendMessages(past.id, [
+      { role: 'user', content: 'Where do the nightly backups go?' },
+      { role: 'assistant', content: 'The nightly backups go to the bucket s3://ops-backups.' },
+      { role: 'user', content: 'Thanks.' },
+    ])
+    const current = await store.createSession({ source: 'cli' })
+    const tool = createSessionSearchTool(store, { maxTokens: 5_000 })
+    const result = await runTool(tool, { query: 'ops-backups bucket' }, { sessionId: current.id })
+    expect(result.ok).toBe(true)
+    const messages = searchResultMessages(toolResultText(result))
+    expect(messages).toContainEqual({
+      role: 'assistant',
+      text: 'The nightly backups go to the bucket s3://ops-backups.',
+      hit: true,
+    })
+    expect(messages).toContainEqual({ role: 'user', text: 'Where do the nightly backups go?', hit: false })
   })
 })

@@ -1,3 +1,4 @@
+import { DATE_LINE_START, MEMORY_SECTION_HEADING } from '../prompts/markers.ts'
 import type { ToolSpec } from '../providers/types.ts'
 
 const IDENTITY =
@@ -33,8 +34,8 @@ export function buildSystemPrompt(input: {
   return [
     IDENTITY,
     tools.length ? `# Tools\n${tools.join('\n')}` : '',
-    `# Memory (frozen at the start of this session)\n${input.snapshotText}`,
-    `Today's date is ${localDate(input.now)}.`,
+    `${MEMORY_SECTION_HEADING}\n${input.snapshotText}`,
+    `${DATE_LINE_START}${localDate(input.now)}.`,
   ]
     .filter(Boolean)
     .join('\n\n')

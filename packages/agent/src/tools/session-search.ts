@@ -346,3 +346,19 @@ export function createSessionSearchTool(
     },
   })
 }
+
+/** A message line of a query result: `> role: text` for the hit, `  role: text` for those around it. */
+const MESSAGE_LINE = /^(>| ) (system|user|assistant|tool): (.*)$/
+
+/**
+ * The messages quoted in a `session_search` query result, for a model that reads its tool results back
+ * (the offline one). Linear in the text.
+ */
+export function searchResultMessages(result: string): { role: string; text: string; hit: boolean }[] {
+  const messages: { role: string; text: string; hit: boolean }[] = []
+  for (const line of result.split('\n')) {
+    const match = MESSAGE_LINE.exec(line)
+    if (match) messages.push({ role: match[2] as string, text: match[3] as string, hit: match[1] === '>' })
+  }
+  return messages
+}
