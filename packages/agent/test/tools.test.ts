@@ -3,7 +3,8 @@ import { bpeTokenCounter } from '@engram/compressor'
 import { openStore, type Store } from '@engram/core'
 import fc from 'fast-check'
 import type { ChatCompletionTool } from 'openai/resources/chat/completions'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FunctionParameters } from 'openai/resources/shared'
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 import {
   type AgentTool,
@@ -13,6 +14,7 @@ import {
   MemoryFiles,
   runTool,
   type ToolContext,
+  type ToolParameters,
   type ToolResult,
   type ToolSpec,
   toolResultText,
@@ -59,6 +61,13 @@ describe('tool definitions', () => {
     createMemoryTool(new MemoryFiles(memoryConfig(dir))),
     createSessionSearchTool({} as Parameters<typeof createSessionSearchTool>[0]),
   ]
+
+  it('have a parameters type that both SDKs take without a cast (checked by tsc)', () => {
+    expectTypeOf<ToolParameters>().toExtend<FunctionParameters>()
+    expectTypeOf<ToolParameters>().toExtend<AnthropicTool['input_schema']>()
+    expectTypeOf(createMemoryTool).returns.toHaveProperty('parameters').toEqualTypeOf<ToolParameters>()
+    expectTypeOf(defineTool).returns.toExtend<ToolSpec>()
+  })
 
   it('are accepted as they are by the OpenAI and the Anthropic tool formats', () => {
     expect(tools.map((t) => t.name)).toEqual(['memory', 'session_search'])

@@ -27,7 +27,7 @@ export async function runToolCalls(
 }
 
 /** The result of one call: the named tool's, or an error listing the tools there are. */
-export function callTool(
+function callTool(
   tools: readonly AgentTool[],
   call: ToolCall,
   context: ToolContext,
