@@ -40,7 +40,7 @@ export function isToolErrorText(text: string): boolean {
 /** The JSON Schema of a tool's input, as both SDKs take it (no `$schema` key; an object at the top). */
 function parametersOf(input: z.ZodObject): ToolParameters {
   const { $schema: _, ...schema } = z.toJSONSchema(input, { io: 'input', unrepresentable: 'throw' })
-  return { properties: {}, ...schema, type: 'object' } as ToolParameters
+  return { type: 'object', properties: {}, ...schema } as ToolParameters
 }
 
 type Issue = z.core.$ZodIssue
