@@ -1,27 +1,13 @@
 import {
   type Agent,
-  type ChatRequest,
+  type AgentEventHandler,
   createAgent,
   createProvider,
   type EngramConfig,
   MemoryFiles,
-  type ModelProvider,
 } from '@engram/agent'
 import { openStore, type Store, type ToolCall } from '@engram/core'
 import type { Io } from './output.ts'
-
-/** A provider that reports each tool call the model asks for, as the answer comes back. */
-function watchToolCalls(provider: ModelProvider, onToolCall: (call: ToolCall) => void): ModelProvider {
-  return {
-    name: provider.name,
-    model: provider.model,
-    async chat(request: ChatRequest) {
-      const result = await provider.chat(request)
-      for (const call of result.message.tool_calls ?? []) onToolCall(call)
-      return result
-    },
-  }
-}
 
 export interface Runtime {
   agent: Agent
@@ -35,8 +21,8 @@ export interface RuntimeOptions {
   userId?: string
   /** Receives each tool call the main model makes (the REPL prints one dim line each). */
   onToolCall?: (call: ToolCall) => void
-  /** Receives the agent's `[ctx]` and `[nudge]` lines. */
-  logger?: (line: string) => void
+  /** Receives every event of the agent (`renderAgentEvent` gives the `[ctx]` / `[nudge]` lines). */
+  onEvent?: AgentEventHandler
 }
 
 /**
@@ -50,13 +36,16 @@ export async function openRuntime(config: EngramConfig, io: Io, options: Runtime
   const memory = new MemoryFiles(config.memoryFiles)
   const agent = createAgent({
     store,
-    provider: options.onToolCall ? watchToolCalls(main, options.onToolCall) : main,
+    provider: main,
     ...(separateAux ? { auxProvider: createProvider(config.api, config.models.compressor, io.env) } : {}),
     memory,
     config,
     source: options.source,
     ...(options.userId === undefined ? {} : { userId: options.userId }),
-    logger: options.logger ?? (() => undefined),
+    onEvent: (event) => {
+      if (event.type === 'tool-started') options.onToolCall?.(event.call)
+      options.onEvent?.(event)
+    },
   })
   return { agent, store, memory, close: () => store.close() }
 }

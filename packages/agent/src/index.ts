@@ -5,19 +5,19 @@ export type { ApiConfig, EngramConfig, MemoryFilesConfig, ModelConfig } from './
 // Curated memory files, threat scanner and memory tools (issue 8).
 
 // Model providers, the agent loop and the memory nudge (issue 9).
-export {
-  type Agent,
-  type AgentConfig,
-  type ContextReport,
-  type CreateAgentOptions,
-  createAgent,
-  DEFAULT_MAX_STEPS,
-  NEW_SESSION_END_REASON,
-  type RunOptions,
-} from './agent/agent.ts'
+export { type Agent, createAgent } from './agent/agent.ts'
+export { UNNAMED_TOOL } from './agent/answer.ts'
+export type { ContextReport } from './agent/context.ts'
+export { type AgentEvent, type AgentEventHandler, renderAgentEvent } from './agent/events.ts'
 export { IMPORTANCE, importanceOf } from './agent/importance.ts'
 export { type NudgeInput, type NudgeOutcome, runNudge } from './agent/nudge.ts'
-export { NUDGE_MARKER } from './agent/nudge-prompt.ts'
+export {
+  type AgentConfig,
+  type CreateAgentOptions,
+  DEFAULT_MAX_STEPS,
+  type RunOptions,
+} from './agent/options.ts'
+export { NEW_SESSION_END_REASON } from './agent/sessions.ts'
 export { buildSystemPrompt, splitSystemPrompt } from './agent/system-prompt.ts'
 export { costOf } from './agent/usage.ts'
 export { countChars, ENTRY_DELIMITER, type ParsedEntries, parseEntries, parseText } from './memory/format.ts'
@@ -38,6 +38,7 @@ export {
   type MemoryRefusalReason,
   type MemoryTarget,
 } from './memory/operations.ts'
+export { CONSOLIDATE_MARKER, MEMORY_SECTION_HEADING, NUDGE_MARKER } from './prompts/markers.ts'
 export { ANTHROPIC_DEFAULT_BASE_URL, createAnthropicProvider } from './providers/anthropic.ts'
 export { type CallObserver, createSummarizer, timedChat } from './providers/auxiliary.ts'
 export type { ProviderOptions } from './providers/endpoint.ts'
@@ -52,13 +53,22 @@ export type {
   ChatUsage,
   FinishReason,
   ModelProvider,
+  ToolParameters,
   ToolSpec,
 } from './providers/types.ts'
 export { scanForThreats, type ThreatScan } from './security/threats.ts'
 export { createMemoryTool } from './tools/memory-tool.ts'
-export { runTool, schemaProblem } from './tools/run-tool.ts'
+export {
+  defineTool,
+  isToolErrorText,
+  runTool,
+  toolError,
+  toolOk,
+  toolResultText,
+} from './tools/run-tool.ts'
 export {
   createSessionSearchTool,
   type SessionSearchOptions,
   type SessionSearchStore,
 } from './tools/session-search.ts'
+export type { AgentTool, ToolContext, ToolDefinition, ToolErrorCode, ToolResult } from './tools/tool.ts'

@@ -1,7 +1,7 @@
 import { isSummaryMessage } from '@engram/compressor'
 import { describe, expect, it } from 'vitest'
 import { createOfflineModel } from '../src/index.ts'
-import { agentConfig, toolPairingProblems, world } from './agent-helpers.ts'
+import { agentConfig, logTo, toolPairingProblems, world } from './agent-helpers.ts'
 import { tempDir } from './memory-helpers.ts'
 
 const dir = tempDir()
@@ -17,7 +17,7 @@ describe('compression in the loop', () => {
     const w = world(dir, 'long')
     const store = await w.open()
     const logs: string[] = []
-    const agent = w.agent(store, createOfflineModel(), { config, logger: (line) => logs.push(line) })
+    const agent = w.agent(store, createOfflineModel(), { config, onEvent: logTo(logs) })
     await agent.run('Hello, I am setting up the billing project.')
     const root = agent.sessionId as string
     await agent.run('We are on a tight schedule this quarter.')
@@ -71,7 +71,7 @@ describe('compression in the loop', () => {
     const logs: string[] = []
     const agent = w.agent(store, createOfflineModel(), {
       config: agentConfig({ compressor: { tailProtectTokens: 50, headProtectMessages: 1 } }),
-      logger: (line) => logs.push(line),
+      onEvent: logTo(logs),
     })
     expect(await agent.compressNow()).toBeNull()
     for (const tool of ['pnpm', 'vitest', 'biome', 'tsdown', 'turbo', 'drizzle', 'knip', 'tsx']) {

@@ -7,10 +7,12 @@ import { type Child, spawnProcess, TSX_LOADER } from '../../core/test/processes/
 import type { MemoryFilesConfig, ModelConfig } from '../src/config/types.ts'
 import {
   type AgentConfig,
+  type AgentEventHandler,
   type CreateAgentOptions,
   createAgent,
   MemoryFiles,
   type ModelProvider,
+  renderAgentEvent,
 } from '../src/index.ts'
 import { memoryConfig } from './memory-helpers.ts'
 
@@ -29,6 +31,14 @@ export function agentConfig(
     compressor: { ...DEFAULT_COMPRESSOR_CONFIG, ...overrides.compressor },
     nudge: { intervalTasks: overrides.intervalTasks ?? 15 },
     models: { main: { ...MAIN_MODEL, ...overrides.main }, compressor: { ...AUX_MODEL, ...overrides.aux } },
+  }
+}
+
+/** Collects the rendered `[ctx]` / `[nudge]` lines of the events into `lines`. */
+export function logTo(lines: string[]): AgentEventHandler {
+  return (event) => {
+    const line = renderAgentEvent(event)
+    if (line !== null) lines.push(line)
   }
 }
 
@@ -55,7 +65,6 @@ export function world(dir: string, name = 'world') {
         memory: new MemoryFiles(memory),
         config: agentConfig(),
         source: 'cli',
-        logger: () => {},
         ...options,
       })
     },

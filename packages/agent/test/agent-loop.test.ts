@@ -227,7 +227,6 @@ describe('agent loop with the offline model', () => {
       provider: createOfflineModel(),
       memory: new MemoryFiles(w.memory),
       source: 'cli',
-      logger: () => {},
     })
     for (let i = 0; i < 14; i++) await agent.run(`I prefer option ${i}.`)
     expect(agent.lastContext?.window).toBe(128_000)

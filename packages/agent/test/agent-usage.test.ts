@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createAnthropicProvider, createOpenAIProvider } from '../src/index.ts'
-import { agentConfig, world } from './agent-helpers.ts'
+import { agentConfig, logTo, world } from './agent-helpers.ts'
 import { tempDir } from './memory-helpers.ts'
 import { ANTHROPIC_KEY, OPENAI_KEY } from './providers-helpers.ts'
 import { anthropicAnswer } from './servers/anthropic.ts'
@@ -50,7 +50,7 @@ describe('token accounting', () => {
             env: {},
           }),
           config,
-          logger: (line) => logs.push(line),
+          onEvent: logTo(logs),
         },
       )
       await agent.run(words('first'))

@@ -7,7 +7,7 @@ import {
   MemoryFiles,
   runNudge,
 } from '../src/index.ts'
-import { agentConfig, world } from './agent-helpers.ts'
+import { agentConfig, logTo, world } from './agent-helpers.ts'
 import { memoryConfig, tempDir } from './memory-helpers.ts'
 import { closedPort } from './servers/http.ts'
 
@@ -21,7 +21,7 @@ describe('the memory nudge', () => {
     const agent = w.agent(store, createOfflineModel(), {
       auxProvider: createOfflineModel('engram-offline-aux'),
       config: agentConfig({ intervalTasks: 3 }),
-      logger: (line) => logs.push(line),
+      onEvent: logTo(logs),
     })
     await agent.run('I prefer tabs over spaces in every repository.')
     await agent.run('The API runs on port 8080 in production.')
@@ -81,7 +81,7 @@ describe('the memory nudge', () => {
         maxRetries: 0,
       }),
       config: agentConfig({ intervalTasks: 1 }),
-      logger: (line) => logs.push(line),
+      onEvent: logTo(logs),
     })
     expect(await agent.run('We use Postgres.')).toContain('Noted')
     expect(logs).toHaveLength(1)

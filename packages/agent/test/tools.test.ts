@@ -1,29 +1,37 @@
 import type { Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages'
 import { bpeTokenCounter } from '@engram/compressor'
 import { openStore, type Store } from '@engram/core'
+import fc from 'fast-check'
 import type { ChatCompletionTool } from 'openai/resources/chat/completions'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FunctionParameters } from 'openai/resources/shared'
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
+import { z } from 'zod'
 import {
+  type AgentTool,
   createMemoryTool,
   createSessionSearchTool,
+  defineTool,
   MemoryFiles,
   runTool,
-  schemaProblem,
+  type ToolContext,
+  type ToolParameters,
+  type ToolResult,
+  type ToolSpec,
+  toolResultText,
 } from '../src/index.ts'
-import type { AgentTool, ToolContext } from '../src/tools/tool.ts'
 import { memoryConfig, tempDir } from './memory-helpers.ts'
 
 const dir = tempDir('engram-tools-')
 
 /** The definitions as each SDK takes them; assigning them is the compile-time check of the shapes. */
 
-function asOpenAI(tool: AgentTool): ChatCompletionTool {
+function asOpenAI(tool: ToolSpec): ChatCompletionTool {
   return {
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   }
 }
-function asAnthropic(tool: AgentTool): AnthropicTool {
+function asAnthropic(tool: ToolSpec): AnthropicTool {
   return { name: tool.name, description: tool.description, input_schema: tool.parameters }
 }
 
@@ -54,6 +62,13 @@ describe('tool definitions', () => {
     createSessionSearchTool({} as Parameters<typeof createSessionSearchTool>[0]),
   ]
 
+  it('have a parameters type that both SDKs take without a cast (checked by tsc)', () => {
+    expectTypeOf<ToolParameters>().toExtend<FunctionParameters>()
+    expectTypeOf<ToolParameters>().toExtend<AnthropicTool['input_schema']>()
+    expectTypeOf(createMemoryTool).returns.toHaveProperty('parameters').toEqualTypeOf<ToolParameters>()
+    expectTypeOf(defineTool).returns.toExtend<ToolSpec>()
+  })
+
   it('are accepted as they are by the OpenAI and the Anthropic tool formats', () => {
     expect(tools.map((t) => t.name)).toEqual(['memory', 'session_search'])
     for (const tool of tools) {
@@ -73,37 +88,64 @@ describe('tool definitions', () => {
 
 describe('runTool', () => {
   const context: ToolContext = { sessionId: 'session' }
-  const echo: AgentTool = {
-    name: 'echo',
-    description: 'echoes',
-    parameters: {
+  const input = z
+    .object({
+      text: z.string(),
+      n: z.number().int().min(1).max(3).optional(),
+      tags: z
+        .array(z.enum(['a', 'b']))
+        .max(2)
+        .optional(),
+      note: z.string().min(1).optional(),
+      items: z.array(z.boolean()).min(1).optional(),
+    })
+    .strict()
+  const echoWith = (execute: (args: z.output<typeof input>) => Promise<string>) =>
+    defineTool({ name: 'echo', description: 'echoes', input, execute })
+  const echo = echoWith(async (args) => `echo ${JSON.stringify(args)}`)
+  const text = async (tool: AgentTool, raw: unknown) => toolResultText(await runTool(tool, raw, context))
+  const error = async (tool: AgentTool, raw: unknown) => {
+    const result = await runTool(tool, raw, context)
+    if (result.ok) throw new Error(`expected an error, got ${result.content}`)
+    // The model is sent the same message as `{"error": …}`.
+    expect(JSON.parse(toolResultText(result)).error).toBe(result.error.message)
+    return result.error.message
+  }
+
+  it('derives the JSON Schema from the zod input: one source for what the model is shown and what is checked', () => {
+    expect(echo.parameters).toEqual({
       type: 'object',
       properties: {
         text: { type: 'string' },
         n: { type: 'integer', minimum: 1, maximum: 3 },
-        tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, maxItems: 2 },
+        tags: { type: 'array', maxItems: 2, items: { type: 'string', enum: ['a', 'b'] } },
+        note: { type: 'string', minLength: 1 },
+        items: { type: 'array', minItems: 1, items: { type: 'boolean' } },
       },
       required: ['text'],
       additionalProperties: false,
-    },
-    execute: async (args) => `echo ${JSON.stringify(args)}`,
-  }
-  const error = async (tool: AgentTool, raw: unknown) =>
-    JSON.parse(await runTool(tool, raw, context)).error as string
+    })
+  })
 
   it('parses JSON text (OpenAI) and objects (Anthropic) alike', async () => {
-    expect(await runTool(echo, '{"text":"hi","n":2}', context)).toBe('echo {"text":"hi","n":2}')
-    expect(await runTool(echo, { text: 'hi', tags: ['a'] }, context)).toBe('echo {"text":"hi","tags":["a"]}')
+    expect(await runTool(echo, '{"text":"hi","n":2}', context)).toEqual<ToolResult>({
+      ok: true,
+      content: 'echo {"text":"hi","n":2}',
+    })
+    expect(await text(echo, { text: 'hi', tags: ['a'] })).toBe('echo {"text":"hi","tags":["a"]}')
   })
 
   it('answers invalid arguments with what to send instead', async () => {
+    expect((await runTool(echo, '{}', context)).ok).toBe(false)
+    expect(await runTool(echo, '[1]', context)).toMatchObject({ error: { code: 'invalid_arguments' } })
     expect(await error(echo, '{"text": "unterminated')).toMatch(
       /^The arguments for echo are not valid JSON \(.+\)\. Send one JSON object/,
     )
     expect(await error(echo, '{}')).toBe(
       'Invalid arguments for echo: arguments.text is required. Call it again with arguments that match its schema.',
     )
-    expect(await error(echo, '[1]')).toContain('arguments must be a object (got [1])')
+    expect(await error(echo, null)).toContain('arguments.text is required')
+    expect(await error(echo, '[1]')).toContain('arguments must be an object (got [1])')
     expect(await error(echo, { text: 'x', n: 1.5 })).toContain('arguments.n must be an integer (got 1.5)')
     expect(await error(echo, { text: 'x', n: 4 })).toContain('arguments.n must be at most 3')
     expect(await error(echo, { text: 'x', tags: ['c'] })).toContain(
@@ -113,37 +155,49 @@ describe('runTool', () => {
       'arguments.tags takes at most 2 items',
     )
     expect(await error(echo, { text: 'x', colour: 'red' })).toContain(
-      'arguments.colour is not a parameter (known: text, n, tags)',
+      'arguments.colour is not a parameter (known: text, n, tags, note, items)',
+    )
+    expect(await error(echo, { text: 'x', note: '' })).toContain('arguments.note must not be empty')
+    expect(await error(echo, { text: 'x', items: [] })).toContain('arguments.items needs at least 1 item(s)')
+  })
+
+  it('never throws on any arguments a model may send (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.jsonValue(), fc.string(), fc.json()), async (raw) => {
+        const result = await runTool(echo, raw, context)
+        expect(typeof toolResultText(result)).toBe('string')
+      }),
     )
   })
 
   it('turns anything a tool throws into an error result, with secrets redacted', async () => {
-    const failing = (thrown: unknown): AgentTool => ({
-      ...echo,
-      execute: async () => {
+    const failing = (thrown: unknown): AgentTool =>
+      echoWith(async () => {
         throw thrown
-      },
-    })
+      })
     expect(await error(failing(new Error('disk full')), { text: 'x' })).toBe(
       'echo failed unexpectedly: disk full. Do not repeat the same call; try other arguments or tell the user what failed.',
     )
+    expect(await runTool(failing(new Error('disk full')), { text: 'x' }, context)).toMatchObject({
+      error: { code: 'failed' },
+    })
     expect(await error(failing('a string'), { text: 'x' })).toContain('failed unexpectedly: a string')
     expect(
       await error(failing(new Error('bad key sk-abcdefghijklmnopqrstuvwxyz123')), { text: 'x' }),
     ).not.toContain('sk-abc')
-  })
-
-  it('checks the subset of JSON Schema that tools use', () => {
-    expect(schemaProblem({ type: 'string', minLength: 1 }, '')).toBe('arguments must not be empty')
-    expect(schemaProblem({ type: 'boolean' }, true)).toBeNull()
-    expect(schemaProblem({ type: 'array', minItems: 1 }, [])).toBe('arguments needs at least 1 item(s)')
+    const handWritten: AgentTool = {
+      ...echo,
+      call: () => Promise.reject(new Error('not even a result')),
+    }
+    expect(await error(handWritten, {})).toContain('echo failed unexpectedly: not even a result')
   })
 })
 
 describe('the memory tool driven through its schema', () => {
   const memory = new MemoryFiles(memoryConfig(dir, { memoryCharLimit: 120 }))
   const tool = createMemoryTool(memory)
-  const call = (args: unknown) => runTool(tool, JSON.stringify(args), { sessionId: 's' })
+  const call = async (args: unknown) =>
+    toolResultText(await runTool(tool, JSON.stringify(args), { sessionId: 's' }))
   const errorOf = async (args: unknown) => JSON.parse(await call(args)).error as string
 
   it('adds, replaces and removes with one-line results', async () => {
@@ -214,7 +268,8 @@ describe('the session_search tool driven through its schema against a real store
   const ids: Record<string, string> = {}
   let tool: AgentTool
   const context = (): ToolContext => ({ sessionId: ids.current as string, userId: 'alice' })
-  const call = (args: unknown, ctx: ToolContext = context()) => runTool(tool, JSON.stringify(args), ctx)
+  const call = async (args: unknown, ctx: ToolContext = context()) =>
+    toolResultText(await runTool(tool, JSON.stringify(args), ctx))
 
   beforeAll(async () => {
     store = await openStore({ url: `${dir}/sessions.db` })
@@ -291,19 +346,19 @@ describe('the session_search tool driven through its schema against a real store
     const result = await call({ query: 'kubernetes', limit: 10 })
     expect(bpeTokenCounter.countText(result)).toBeLessThanOrEqual(1_000)
     expect(result.split('\n').filter((line) => /^\[\d+\]/.test(line)).length).toBeGreaterThanOrEqual(8)
-    const wide = await runTool(
-      createSessionSearchTool(store, { maxTokens: 20_000 }),
-      { query: 'undo', limit: 1 },
-      context(),
+    const wide = toolResultText(
+      await runTool(
+        createSessionSearchTool(store, { maxTokens: 20_000 }),
+        { query: 'undo', limit: 1 },
+        context(),
+      ),
     )
     // With room, the window shows the messages around the hit; the hit is marked.
     expect(wide).toContain('  user: How do I roll back the kubernetes deployment?')
     expect(wide).toMatch(/> assistant: Use kubectl rollout undo/)
     // Tight: only the hit lines are left (no neighbours), and hits are dropped from the least relevant end.
-    const tight = await runTool(
-      createSessionSearchTool(store, { maxTokens: 160 }),
-      { query: 'kubernetes' },
-      context(),
+    const tight = toolResultText(
+      await runTool(createSessionSearchTool(store, { maxTokens: 160 }), { query: 'kubernetes' }, context()),
     )
     expect(bpeTokenCounter.countText(tight)).toBeLessThanOrEqual(160)
     const lines = tight.split('\n')

@@ -5,7 +5,7 @@ import type { CompressibleMessage } from './messages.ts'
 import { type PruneStats, pruneToolOutputs } from './prune.ts'
 import { redactSecrets } from './redact.ts'
 import { type RepairStats, repairToolPairs } from './repair.ts'
-import { isAuthOrNetworkError, type Summarizer } from './summarizer.ts'
+import { isAuthOrNetworkError, type Summarizer, SummarizerAbort } from './summarizer.ts'
 import { buildSummaryRequest, isSummaryMessage, summaryBody, summaryMessage } from './summary.ts'
 import { bpeTokenCounter, clipToTokens, countMessages, type TokenCounter } from './tokens.ts'
 
@@ -22,6 +22,8 @@ export interface CompressOptions {
    * `tokensAfter` is then scaled by the same measured/counted ratio.
    */
   measuredTokens?: number
+  /** Cancels the summariser call; a cancelled compression is `aborted` and changes nothing. */
+  signal?: AbortSignal
 }
 
 /**
@@ -70,11 +72,13 @@ async function summarise(
   config: CompressorConfig,
   counter: TokenCounter,
   summarizer: Summarizer,
+  signal: AbortSignal | undefined,
 ): Promise<SummaryOutcome> {
   const maxTokens = config.summaryMaxTokens
   let reason: string
   try {
-    const answer = await summarizer.summarize(buildSummaryRequest(turns, previousSummary, maxTokens))
+    const request = buildSummaryRequest(turns, previousSummary, maxTokens)
+    const answer = await summarizer.summarize(request, signal ? { signal } : {})
     const text = typeof answer === 'string' ? answer.trim() : ''
     if (text)
       return {
@@ -84,7 +88,8 @@ async function summarise(
       }
     reason = 'the summariser returned an empty summary'
   } catch (error) {
-    if (isAuthOrNetworkError(error))
+    if (signal?.aborted) return { abort: `cancelled: ${describe(error)}` }
+    if (error instanceof SummarizerAbort || isAuthOrNetworkError(error))
       return { abort: `summariser unreachable or unauthorised: ${describe(error)}` }
     reason = `the summariser failed: ${describe(error)}`
   }
@@ -156,6 +161,7 @@ export async function compress(
       config,
       counter,
       options.summarizer,
+      options.signal,
     )
     if ('abort' in outcome) {
       report.status = 'aborted'

@@ -39,13 +39,15 @@ export class CompressionGuard {
 }
 
 /** Everything {@link compress} needs except the per-call measured token count. */
-export type ContextCompressorOptions = Omit<CompressOptions, 'measuredTokens'>
+export type ContextCompressorOptions = Omit<CompressOptions, 'measuredTokens' | 'signal'>
 
 export interface CompressCallOptions {
   /** Compress even when not due or blocked; also lifts the block. */
   force?: boolean
   /** Provider-reported prompt tokens for the messages (see {@link CompressOptions.measuredTokens}). */
   measuredTokens?: number
+  /** Cancels the summariser call (see {@link CompressOptions.signal}). */
+  signal?: AbortSignal
 }
 
 /** Holds the configuration and the loop guard for one conversation; the stateful front of {@link compress}. */
@@ -84,6 +86,7 @@ export class ContextCompressor {
       config: this.config,
       tokenCounter: this.#counter,
       ...(options.measuredTokens === undefined ? {} : { measuredTokens: options.measuredTokens }),
+      ...(options.signal ? { signal: options.signal } : {}),
     })
     this.guard.record(result.report, triggerThreshold(this.#options.window, this.config))
     return result

@@ -26,7 +26,13 @@ export { COMPRESSION_END_REASON, type CompressionStore, persistCompression } fro
 export { type PruneStats, pruneToolOutputs } from './prune.ts'
 export { REDACTED, redactSecrets } from './redact.ts'
 export { MISSING_RESULT_STUB, type RepairStats, repairToolPairs } from './repair.ts'
-export { isAuthOrNetworkError, type Summarizer, type SummaryRequest } from './summarizer.ts'
+export {
+  isAuthOrNetworkError,
+  type SummarizeOptions,
+  type Summarizer,
+  SummarizerAbort,
+  type SummaryRequest,
+} from './summarizer.ts'
 export {
   buildSummaryRequest,
   detectLanguage,

@@ -16,13 +16,27 @@ export interface SummaryRequest {
   language: string | null
 }
 
+/** How one summary call is made: `signal` is the caller's cancellation (e.g. the agent run's). */
+export interface SummarizeOptions {
+  signal?: AbortSignal
+}
+
 /**
- * Writes summaries; the agent implements it on a cheap model. Throw an error that
- * {@link isAuthOrNetworkError} recognises to abort compression (the history is then left unchanged); any
- * other error, or an empty answer, makes the compressor fall back to a local summary.
+ * Writes summaries; the agent implements it on a cheap model. Throw a {@link SummarizerAbort} (or an error
+ * that {@link isAuthOrNetworkError} recognises) to abort compression: the history is then left unchanged.
+ * Any other error, or an empty answer, makes the compressor fall back to a local summary. Stop when
+ * `options.signal` fires; a cancelled compression also aborts.
  */
 export interface Summarizer {
-  summarize(request: SummaryRequest): Promise<string>
+  summarize(request: SummaryRequest, options?: SummarizeOptions): Promise<string>
+}
+
+/**
+ * What a {@link Summarizer} throws to abort compression instead of getting a local summary: the next call
+ * would fail the same way (credentials, network) or the caller cancelled. `cause` holds the original error.
+ */
+export class SummarizerAbort extends Error {
+  override readonly name = 'SummarizerAbort'
 }
 
 const NETWORK_CODES = new Set([

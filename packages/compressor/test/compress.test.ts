@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { compress } from '../src/compress.ts'
-import { isAuthOrNetworkError } from '../src/summarizer.ts'
+import { isAuthOrNetworkError, SummarizerAbort } from '../src/summarizer.ts'
 import { isSummaryMessage, summaryBody } from '../src/summary.ts'
 import { bpeTokenCounter, countMessages } from '../src/tokens.ts'
 import {
@@ -117,6 +117,7 @@ describe('compress', () => {
       errorWith({ cause: errorWith({ code: 'ENOTFOUND' }) }, 'fetch failed'),
     ],
     ['the SDK connection error', errorWith({ name: 'APIConnectionError' })],
+    ['a SummarizerAbort', new SummarizerAbort('the auxiliary model rejected the key')],
   ])('aborts and returns the input unchanged on %s', async (_kind, error) => {
     const { messages, summary, report } = await compress(conversation, {
       window,
@@ -129,6 +130,29 @@ describe('compress', () => {
     for (const [i, m] of messages.entries()) expect(m).toBe(conversation[i])
     expect(summary).toBeNull()
     expect(report.tokensAfter).toBe(report.tokensBefore)
+  })
+
+  it("hands the caller's signal to the summariser; a cancelled summary aborts instead of falling back", async () => {
+    const controller = new AbortController()
+    const seen: (AbortSignal | undefined)[] = []
+    const { messages, report } = await compress(conversation, {
+      window,
+      config,
+      signal: controller.signal,
+      summarizer: {
+        summarize(_request, options) {
+          seen.push(options?.signal)
+          controller.abort()
+          // Any error once the signal fired: the compression is cancelled, not papered over.
+          return Promise.reject(new Error('the request was cancelled'))
+        },
+      },
+    })
+    expect(seen).toEqual([controller.signal])
+    expect(report.status).toBe('aborted')
+    expect(report.usedFallback).toBe(false)
+    expect(report.reason).toMatch(/^cancelled: /)
+    expect(messages).toEqual(conversation)
   })
 
   it('uses a measured token count and scales the count after by the same ratio', async () => {

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline'
-import type { EngramConfig } from '@engram/agent'
+import { type EngramConfig, renderAgentEvent } from '@engram/agent'
 import type { ToolCall } from '@engram/core'
 import type { Command } from 'commander'
 import { type Context, createContext } from '../context.ts'
@@ -195,8 +195,9 @@ export function registerChat(program: Command, io: Io): void {
       const runtime = await openRuntime(config, io, {
         source: ctx.options.source,
         onToolCall: (call) => transcript.toolCall(call),
-        logger: (line) => {
-          if (line.includes('compressed=yes') || line.startsWith('[nudge]')) out.note(line)
+        onEvent: (event) => {
+          const compressed = event.type === 'compression' && event.status === 'compressed'
+          if (compressed || event.type === 'nudge') out.note(renderAgentEvent(event) as string)
         },
       })
       try {

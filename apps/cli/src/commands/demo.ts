@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
-import { type EngramConfig, loadConfig } from '@engram/agent'
+import { type EngramConfig, loadConfig, renderAgentEvent } from '@engram/agent'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import { fit, highlight, type Io, type Output, shortId } from '../output.ts'
@@ -106,8 +106,9 @@ export function registerDemo(program: Command, io: Io): void {
         openRuntime(demoConfig(database, window), io, {
           source: 'demo',
           onToolCall: (call) => transcript.toolCall(call),
-          logger: (line) => {
-            if (line.includes('compressed=yes')) out.line(out.color.dim(`  ${line}`))
+          onEvent: (event) => {
+            if (event.type === 'compression' && event.status === 'compressed')
+              out.line(out.color.dim(`  ${renderAgentEvent(event)}`))
           },
         })
       out.line(out.color.dim(`Database: ${database} · model: offline (deterministic, no network)`))

@@ -2,14 +2,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  type ChatRequest,
+  type AgentEventHandler,
   createAgent,
   createOfflineModel,
   type EngramConfig,
   MemoryFiles,
-  type ModelProvider,
+  toolResultText,
 } from '@engram/agent'
-import { bpeTokenCounter, textOf } from '@engram/compressor'
+import { bpeTokenCounter } from '@engram/compressor'
 import { EngramError, openStore } from '@engram/core'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
@@ -48,33 +48,15 @@ interface EvalResult {
   seconds: number
 }
 
-/** Counts the tokens of `session_search` results as the model receives them (each result once). */
-function searchMeter(provider: ModelProvider) {
-  const searchCalls = new Set<string>()
-  const counted = new Set<string>()
+/** Counts the `session_search` calls and the tokens of their results as the model receives them. */
+function searchMeter() {
   const meter = { calls: 0, tokens: 0 }
-  const wrapped: ModelProvider = {
-    name: provider.name,
-    model: provider.model,
-    async chat(request: ChatRequest) {
-      for (const message of request.messages) {
-        const id = message.role === 'tool' ? message.tool_call_id : undefined
-        if (id && searchCalls.has(id) && !counted.has(id)) {
-          counted.add(id)
-          meter.tokens += bpeTokenCounter.countText(textOf(message))
-        }
-      }
-      const result = await provider.chat(request)
-      for (const call of result.message.tool_calls ?? []) {
-        if (call.function.name === 'session_search') {
-          searchCalls.add(call.id)
-          meter.calls++
-        }
-      }
-      return result
-    },
+  const onEvent: AgentEventHandler = (event) => {
+    if (event.type !== 'tool-finished' || event.call.function.name !== 'session_search') return
+    meter.calls++
+    meter.tokens += bpeTokenCounter.countText(toolResultText(event.result))
   }
-  return { wrapped, meter }
+  return { onEvent, meter }
 }
 
 /** Replays the conversation with the offline model on a temporary database and memory files. */
@@ -93,14 +75,14 @@ async function replay(
       memoryPath: join(dir, 'MEMORY.md'),
       userPath: join(dir, 'USER.md'),
     })
-    const main = searchMeter(createOfflineModel())
+    const search = searchMeter()
     const agent = createAgent({
       store,
-      provider: main.wrapped,
+      provider: createOfflineModel(),
       memory,
       config,
       source: 'eval',
-      logger: () => undefined,
+      onEvent: search.onEvent,
     })
     const progress = startProgress(io, json, 'Replaying', conversation.turns.length)
     let peak = 0
@@ -120,7 +102,7 @@ async function replay(
       window: config.models.main.contextWindow,
       compressions: lineage.length - 1,
       memoryTokens: bpeTokenCounter.countText((await memory.snapshot()).text),
-      search: main.meter,
+      search: search.meter,
       usage: summarizeUsage(await store.usage()),
       peakContextRatio: peak,
       seconds: (performance.now() - started) / 1000,

@@ -1,11 +1,6 @@
 import { buildSummaryRequest } from '@engram/compressor'
 import type { ChatMessage } from '@engram/core'
-
-/** First line of the nudge's request: tells a model (and the offline model) that this is a memory review. */
-export const NUDGE_MARKER = '[memory review]'
-
-/** Whether the review should also consolidate (the snapshot is above `compact_trigger_ratio`). */
-export const CONSOLIDATE_MARKER = '[consolidate]'
+import { CONSOLIDATE_MARKER, NUDGE_MARKER } from '../prompts/markers.ts'
 
 /** The instructions of the review run: distil durable facts with the memory tool, consolidate when asked. */
 export function nudgeSystemPrompt(snapshotText: string, consolidate: boolean): string {

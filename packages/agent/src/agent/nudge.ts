@@ -1,9 +1,11 @@
+import { textOf } from '@engram/compressor'
 import type { ChatMessage } from '@engram/core'
 import type { MemoryFiles } from '../memory/memory-files.ts'
 import { type CallObserver, timedChat } from '../providers/auxiliary.ts'
 import type { ModelProvider } from '../providers/types.ts'
-import { runTool } from '../tools/run-tool.ts'
+import { runTool, toolError, toolResultText } from '../tools/run-tool.ts'
 import type { AgentTool, ToolContext } from '../tools/tool.ts'
+import { normaliseAnswer } from './answer.ts'
 import { nudgeSystemPrompt, nudgeUserMessage } from './nudge-prompt.ts'
 
 /** Model calls one review may make (each may write with the memory tool). */
@@ -53,18 +55,20 @@ export async function runNudge(input: NudgeInput): Promise<NudgeOutcome> {
       { system, messages, tools, maxTokens: input.maxTokens, signal: input.context.signal },
       input.observe,
     )
-    messages.push(result.message)
-    answer = typeof result.message.content === 'string' ? result.message.content : ''
-    if (!result.message.tool_calls?.length) break
-    for (const call of result.message.tool_calls) {
-      const output =
+    const message = normaliseAnswer(result.message, messages)
+    messages.push(message)
+    answer = textOf(message)
+    if (!message.tool_calls?.length) break
+    for (const call of message.tool_calls) {
+      const outcome =
         call.function.name === input.memoryTool.name
           ? await runTool(input.memoryTool, call.function.arguments, input.context)
-          : JSON.stringify({
-              error: `Only the ${input.memoryTool.name} tool is available in a memory review.`,
-            })
-      if (!output.startsWith('{"error"')) writes++
-      messages.push({ role: 'tool', tool_call_id: call.id, content: output })
+          : toolError(
+              'unavailable',
+              `Only the ${input.memoryTool.name} tool is available in a memory review.`,
+            )
+      if (outcome.ok) writes++
+      messages.push({ role: 'tool', tool_call_id: call.id, content: toolResultText(outcome) })
     }
   }
   return { writes, consolidate: snapshot.needsConsolidation, answer }

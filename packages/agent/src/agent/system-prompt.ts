@@ -1,3 +1,4 @@
+import { DATE_LINE_START, MEMORY_SECTION_HEADING } from '../prompts/markers.ts'
 import type { ToolSpec } from '../providers/types.ts'
 
 const IDENTITY =
@@ -10,8 +11,6 @@ const GUIDANCE: Record<string, string> = {
     'session_search: when the user refers to an earlier conversation ("last time", "what did I say about …", "上次…"), or earlier context would help, search past sessions and answer from what it returns; say so when nothing is found.',
 }
 
-const MEMORY_HEADING = '# Memory (frozen at the start of this session)'
-const DATE_LINE = "Today's date is"
 
 /** `2026-12-01` in local time: the date, never the time, so the prompt stays the same all day. */
 function localDate(now: Date): string {
@@ -36,8 +35,8 @@ export function buildSystemPrompt(input: {
   return [
     IDENTITY,
     tools.length ? `# Tools\n${tools.join('\n')}` : '',
-    `${MEMORY_HEADING}\n${input.snapshotText}`,
-    `${DATE_LINE} ${localDate(input.now)}.`,
+    `${MEMORY_SECTION_HEADING}\n${input.snapshotText}`,
+    `${DATE_LINE_START}${localDate(input.now)}.`,
   ]
     .filter(Boolean)
     .join('\n\n')
@@ -48,10 +47,10 @@ export function buildSystemPrompt(input: {
  * the rest of the prompt: what a viewer shows as "the memory block" and "the instructions".
  */
 export function splitSystemPrompt(prompt: string): { memory: string; instructions: string } {
-  const start = prompt.indexOf(`${MEMORY_HEADING}\n`)
+  const start = prompt.indexOf(`${MEMORY_SECTION_HEADING}\n`)
   if (start < 0) return { memory: '', instructions: prompt }
-  const bodyStart = start + MEMORY_HEADING.length + 1
-  const end = prompt.lastIndexOf(`\n\n${DATE_LINE} `)
+  const bodyStart = start + MEMORY_SECTION_HEADING.length + 1
+  const end = prompt.lastIndexOf(`\n\n${DATE_LINE_START}`)
   const bodyEnd = end > bodyStart ? end : prompt.length
   return {
     memory: prompt.slice(bodyStart, bodyEnd),

@@ -1,4 +1,4 @@
-import { isAuthOrNetworkError, type Summarizer } from '@engram/compressor'
+import { type Summarizer, SummarizerAbort } from '@engram/compressor'
 import { ProviderError, type ProviderErrorCode } from './errors.ts'
 import type { ChatRequest, ChatResult, ModelProvider } from './types.ts'
 
@@ -17,8 +17,9 @@ export async function timedChat(
   return result
 }
 
-/** Failures the next call would repeat, so a local summary would not help: compression must abort. */
+/** Failures the next call would repeat (or a cancelled run), so a local summary would not help: compression must abort. */
 const ABORTING_CODES = new Set<ProviderErrorCode>([
+  'ABORTED',
   'NO_API_KEY',
   'AUTH',
   'PERMISSION',
@@ -30,12 +31,13 @@ const ABORTING_CODES = new Set<ProviderErrorCode>([
 /**
  * The compressor's {@link Summarizer} on a (cheap, auxiliary) model: the request's instructions as the
  * system prompt, its material as the one user message, `maxTokens` as the answer's bound. Each call goes
- * to `observe` (the agent records it as `compression` usage). Authentication, timeout, network and proxy
- * failures are rethrown in a form the compressor recognises, so it aborts and leaves the history alone.
+ * to `observe` (the agent records it as `compression` usage); the caller's signal cancels it.
+ * Authentication, timeout, network and proxy failures and cancellation throw a {@link SummarizerAbort}, so
+ * the compressor aborts and leaves the history alone.
  */
 export function createSummarizer(provider: ModelProvider, observe?: CallObserver): Summarizer {
   return {
-    async summarize(request) {
+    async summarize(request, options = {}) {
       try {
         const result = await timedChat(
           provider,
@@ -43,19 +45,14 @@ export function createSummarizer(provider: ModelProvider, observe?: CallObserver
             system: request.system,
             messages: [{ role: 'user', content: request.prompt }],
             maxTokens: request.maxTokens,
+            ...(options.signal ? { signal: options.signal } : {}),
           },
           observe,
         )
         return typeof result.message.content === 'string' ? result.message.content : ''
       } catch (error) {
-        if (
-          error instanceof ProviderError &&
-          ABORTING_CODES.has(error.code) &&
-          !isAuthOrNetworkError(error)
-        ) {
-          // The compressor recognises connection failures by the SDKs' error names.
-          throw Object.assign(new Error(error.message, { cause: error }), { name: 'APIConnectionError' })
-        }
+        if (error instanceof ProviderError && ABORTING_CODES.has(error.code))
+          throw new SummarizerAbort(error.message, { cause: error })
         throw error
       }
     },

@@ -1,5 +1,5 @@
 import { bpeTokenCounter, clipToTokens, SUMMARY_SECTIONS, type SummaryRequest } from '@engram/compressor'
-import { ENVIRONMENT, PREFERENCE } from '../agent/importance.ts'
+import { ENVIRONMENT, PREFERENCE } from '../prompts/fact-kinds.ts'
 import { clip, parseTranscript, type TranscriptTurn, tagged } from './offline-text.ts'
 
 /** Whether a system prompt is the compressor's summary instructions (it lists every section heading). */

@@ -1,7 +1,11 @@
 import { bpeTokenCounter, countMessages, isSummaryMessage, textOf } from '@engram/compressor'
 import type { ChatMessage, ToolCall } from '@engram/core'
-import { ENVIRONMENT, PREFERENCE } from '../agent/importance.ts'
-import { CONSOLIDATE_MARKER, NUDGE_MARKER } from '../agent/nudge-prompt.ts'
+import { ENTRY_DELIMITER } from '../memory/format.ts'
+import { BLOCK_HEADER_START, EMPTY_BLOCK } from '../memory/snapshot.ts'
+import { ENVIRONMENT, PREFERENCE } from '../prompts/fact-kinds.ts'
+import { CONSOLIDATE_MARKER, DATE_LINE_START, NUDGE_MARKER } from '../prompts/markers.ts'
+import { isToolErrorText } from '../tools/run-tool.ts'
+import { searchResultMessages } from '../tools/session-search.ts'
 import { throwIfCancelled } from './errors.ts'
 import { isSummaryInstruction, offlineSummary } from './offline-summary.ts'
 import { bestMatch, clip, overlap, parseTranscript, searchQuery, tagged, termsOf } from './offline-text.ts'
@@ -21,14 +25,15 @@ const ABOUT_USER = /^\s*(?:i|my|i'm|i've)\b|^\s*我(?!们)/i
 const HELP =
   'I am the offline model (no API key configured): I can save facts ("remember …" / "记住…"), answer from memory, and look up past conversations ("what did I say about …" / "上次…").'
 
+/** The lines of the memory blocks in a prompt (the system prompt's snapshot, or the review's). */
 function memoryEntries(system: string): string[] {
   const entries: string[] = []
   let inBlock = false
   for (const line of system.split('\n')) {
-    if (line.startsWith('══ ')) inBlock = true
-    else if (/^#|^Today's date/.test(line)) inBlock = false
-    else if (inBlock && line.trim() && line.trim() !== '§' && line.trim() !== '(empty)')
-      entries.push(line.trim())
+    const text = line.trim()
+    if (line.startsWith(BLOCK_HEADER_START)) inBlock = true
+    else if (line.startsWith(DATE_LINE_START)) inBlock = false
+    else if (inBlock && text && text !== ENTRY_DELIMITER && text !== EMPTY_BLOCK) entries.push(text)
   }
   return entries
 }
@@ -83,16 +88,14 @@ function answerToolResults(messages: readonly ChatMessage[]): string {
       ]
       const what = saved.filter((s): s is string => typeof s === 'string').join('; ')
       parts.push(
-        text.startsWith('{"error"')
-          ? `I could not save that: ${text}`
-          : `Saved to memory: ${what}. (${text})`,
+        isToolErrorText(text) ? `I could not save that: ${text}` : `Saved to memory: ${what}. (${text})`,
       )
     } else if (toolCall?.function.name === 'session_search') {
       const query = String(args.query ?? '')
       // Statements only: the questions that led to them match the query just as well.
-      const lines = text
-        .split('\n')
-        .map((line) => /^[> ] (?:user|assistant): (.*)$/.exec(line)?.[1] ?? '')
+      const lines = searchResultMessages(text)
+        .filter((m) => m.role === 'user' || m.role === 'assistant')
+        .map((m) => m.text)
         .filter((line) => line && !QUESTION.test(line) && !PAST_QUESTION.test(line))
       const found = bestMatch(termsOf(query), lines)
       parts.push(

@@ -1,8 +1,23 @@
 import type { ChatMessage, ToolCall } from '@engram/core'
-import type { AgentTool } from '../tools/tool.ts'
 
-/** What a model is told about a tool: the {@link AgentTool} without its implementation. */
-export type ToolSpec = Pick<AgentTool, 'name' | 'description' | 'parameters'>
+/**
+ * A JSON Schema for a tool's arguments, in the subset that both OpenAI function tools (`parameters`) and
+ * Anthropic tools (`input_schema`) accept as they are: an object at the top level. A type alias, not an
+ * interface, so that it is assignable to the SDKs' index-signature types without a cast.
+ */
+export type ToolParameters = {
+  type: 'object'
+  properties: Record<string, unknown>
+  required?: string[]
+  additionalProperties?: boolean
+}
+
+/** What a model is told about a tool: its name, what it is for, and the JSON Schema of its arguments. */
+export interface ToolSpec {
+  name: string
+  description: string
+  parameters: ToolParameters
+}
 
 /** One model call. `messages` are in the OpenAI wire shape the store keeps, without the system prompt. */
 export interface ChatRequest {

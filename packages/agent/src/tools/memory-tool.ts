@@ -1,47 +1,42 @@
+import { z } from 'zod'
 import type { MemoryFiles } from '../memory/memory-files.ts'
 import { type MemoryOperation, MemoryRefusal, type MemoryTarget } from '../memory/operations.ts'
-import type { AgentTool, ToolParameters } from './tool.ts'
+import { defineTool } from './run-tool.ts'
+import type { AgentTool } from './tool.ts'
 
-const TARGETS: MemoryTarget[] = ['memory', 'user']
-const ACTIONS: MemoryOperation['action'][] = ['add', 'replace', 'remove']
+const TARGETS = ['memory', 'user'] as const satisfies readonly MemoryTarget[]
+const ACTIONS = ['add', 'replace', 'remove'] as const satisfies readonly MemoryOperation['action'][]
 
-const operationProperties = {
-  action: { type: 'string', enum: ACTIONS, description: 'add a new entry, replace one, or remove one.' },
-  content: { type: 'string', description: 'The entry text, for add and replace.' },
-  old_text: {
-    type: 'string',
-    description: 'For replace and remove: a short part of the existing entry that appears in no other entry.',
-  },
+const action = z.enum(ACTIONS).describe('add a new entry, replace one, or remove one.')
+const operationFields = {
+  content: z.string().describe('The entry text, for add and replace.').optional(),
+  old_text: z
+    .string()
+    .describe('For replace and remove: a short part of the existing entry that appears in no other entry.')
+    .optional(),
 }
 
-const parameters: ToolParameters = {
-  type: 'object',
-  properties: {
-    target: {
-      type: 'string',
-      enum: TARGETS,
-      description: '"memory" for your notes (MEMORY.md), "user" for the profile of the user (USER.md).',
-    },
-    ...operationProperties,
-    operations: {
-      type: 'array',
-      description:
+const input = z
+  .object({
+    target: z
+      .enum(TARGETS)
+      .describe('"memory" for your notes (MEMORY.md), "user" for the profile of the user (USER.md).'),
+    action: action.optional(),
+    ...operationFields,
+    operations: z
+      .array(z.object({ action, ...operationFields }).strict())
+      .min(1)
+      .max(20)
+      .describe(
         'Several operations applied together, all or nothing (use instead of action/content/old_text, e.g. to consolidate: remove or replace several entries, then add).',
-      minItems: 1,
-      maxItems: 20,
-      items: {
-        type: 'object',
-        properties: operationProperties,
-        required: ['action'],
-        additionalProperties: false,
-      },
-    },
-  },
-  required: ['target'],
-  additionalProperties: false,
-}
+      )
+      .optional(),
+  })
+  .strict()
 
-function operationsOf(args: Record<string, unknown>): MemoryOperation[] {
+type MemoryArgs = z.output<typeof input>
+
+function operationsOf(args: MemoryArgs): MemoryOperation[] {
   if (args.operations !== undefined && args.action !== undefined) {
     throw new MemoryRefusal(
       'invalid',
@@ -62,10 +57,10 @@ function operationsOf(args: Record<string, unknown>): MemoryOperation[] {
  * The `memory` tool: add, replace or remove entries of MEMORY.md or USER.md, one operation or an
  * all-or-nothing batch. The result is one line with what happened and the new usage; refusals (over the
  * cap, ambiguous or missing old_text, hostile content, a file that does not parse) throw with what to do
- * instead, which `runTool` hands to the model as `{"error": …}`.
+ * instead, which become `refused` results with that advice.
  */
 export function createMemoryTool(memory: MemoryFiles): AgentTool {
-  return {
+  return defineTool({
     name: 'memory',
     description: [
       'Save durable facts to your long-term memory files, which are shown to you at the start of every future session (not this one).',
@@ -74,10 +69,10 @@ export function createMemoryTool(memory: MemoryFiles): AgentTool {
       'Each file has a character cap; when a write is refused as over the cap, consolidate with one batch (merge or remove entries, then add).',
       'Never store instructions to yourself, secrets or credentials.',
     ].join(' '),
-    parameters,
+    input,
     async execute(args) {
-      const result = await memory.apply(args.target as MemoryTarget, operationsOf(args))
+      const result = await memory.apply(args.target, operationsOf(args))
       return result.summary
     },
-  }
+  })
 }

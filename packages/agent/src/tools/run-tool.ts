@@ -1,116 +1,167 @@
 import { redactSecrets } from '@engram/compressor'
 import { EngramError } from '@engram/core'
-import type { AgentTool, ToolContext } from './tool.ts'
+import { z } from 'zod'
+import type { ToolParameters } from '../providers/types.ts'
+import type { AgentTool, ToolContext, ToolDefinition, ToolErrorCode, ToolResult } from './tool.ts'
 
-/** A JSON Schema node in the subset tool parameters use. */
-interface SchemaNode {
-  type?: string
-  enum?: unknown[]
-  properties?: Record<string, unknown>
-  required?: string[]
-  additionalProperties?: boolean
-  items?: unknown
-  minItems?: number
-  maxItems?: number
-  minimum?: number
-  maximum?: number
-  minLength?: number
+/** A successful result. */
+export function toolOk(content: string): ToolResult {
+  return { ok: true, content }
 }
 
-const TYPE_CHECKS: Record<string, (value: unknown) => boolean> = {
-  object: (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
-  array: Array.isArray,
-  string: (v) => typeof v === 'string',
-  integer: Number.isInteger,
-  number: (v) => typeof v === 'number' && Number.isFinite(v),
-  boolean: (v) => typeof v === 'boolean',
-  null: (v) => v === null,
+/** A failed result; the message is redacted of secrets, since the model and the store both see it. */
+export function toolError(code: ToolErrorCode, message: string): ToolResult {
+  return { ok: false, error: { code, message: redactSecrets(message) } }
+}
+
+/** The text the model is sent for a result (and the store keeps): the content, or `{"error": "<message>"}`. */
+export function toolResultText(result: ToolResult): string {
+  return result.ok ? result.content : JSON.stringify({ error: result.error.message })
 }
 
 /**
- * The first way `value` breaks `schema`, as `at <path>: <problem>`, or null when it conforms. Covers the
- * keywords tool schemas use (type, enum, properties, required, additionalProperties, items, min/max,
- * minItems/maxItems, minLength); others are ignored.
+ * Whether a tool message's text is an error result as {@link toolResultText} writes it (for a model that
+ * reads its own tool results back, like the offline one).
  */
-export function schemaProblem(schema: unknown, value: unknown, path = 'arguments'): string | null {
-  const node = (schema ?? {}) as SchemaNode
-  const check = node.type ? TYPE_CHECKS[node.type] : undefined
-  if (check && !check(value))
-    return `${path} must be ${node.type === 'integer' ? 'an integer' : `a ${node.type}`} (got ${JSON.stringify(value) ?? 'nothing'})`
-  if (node.enum && !node.enum.includes(value)) {
-    return `${path} must be one of ${node.enum.map((v) => JSON.stringify(v)).join(', ')} (got ${JSON.stringify(value)})`
+export function isToolErrorText(text: string): boolean {
+  if (!text.startsWith('{"error":')) return false
+  try {
+    const parsed = JSON.parse(text) as unknown
+    return (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      typeof (parsed as { error?: unknown }).error === 'string'
+    )
+  } catch {
+    return false
   }
-  if (typeof value === 'number') {
-    if (node.minimum !== undefined && value < node.minimum) return `${path} must be at least ${node.minimum}`
-    if (node.maximum !== undefined && value > node.maximum) return `${path} must be at most ${node.maximum}`
-  }
-  if (typeof value === 'string' && node.minLength !== undefined && value.length < node.minLength) {
-    return `${path} must not be empty`
-  }
-  if (Array.isArray(value)) {
-    if (node.minItems !== undefined && value.length < node.minItems)
-      return `${path} needs at least ${node.minItems} item(s)`
-    if (node.maxItems !== undefined && value.length > node.maxItems)
-      return `${path} takes at most ${node.maxItems} items`
-    for (const [i, item] of value.entries()) {
-      const problem = schemaProblem(node.items, item, `${path}[${i}]`)
-      if (problem) return problem
-    }
-  }
-  if (TYPE_CHECKS.object?.(value) && node.properties) {
-    const record = value as Record<string, unknown>
-    for (const name of node.required ?? []) {
-      if (record[name] === undefined) return `${path}.${name} is required`
-    }
-    for (const [name, item] of Object.entries(record)) {
-      const property = node.properties[name]
-      if (property === undefined) {
-        if (node.additionalProperties === false) {
-          return `${path}.${name} is not a parameter (known: ${Object.keys(node.properties).join(', ')})`
-        }
-        continue
-      }
-      const problem = schemaProblem(property, item, `${path}.${name}`)
-      if (problem) return problem
-    }
-  }
-  return null
 }
 
-const errorResult = (message: string) => JSON.stringify({ error: redactSecrets(message) })
+/** The JSON Schema of a tool's input, as both SDKs take it (no `$schema` key; an object at the top). */
+function parametersOf(input: z.ZodObject): ToolParameters {
+  const { $schema: _, ...schema } = z.toJSONSchema(input, { io: 'input', unrepresentable: 'throw' })
+  return { type: 'object', properties: {}, ...schema } as ToolParameters
+}
+
+type Issue = z.core.$ZodIssue
+
+const pathOf = (path: readonly PropertyKey[]) =>
+  path.reduce<string>(
+    (at, key) => (typeof key === 'number' ? `${at}[${key}]` : `${at}.${String(key)}`),
+    'arguments',
+  )
+
+const article = (word: string) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`)
+
+/** The property names the schema knows at `path` (for "not a parameter" errors). */
+function knownKeys(parameters: ToolParameters, path: readonly PropertyKey[]): string[] {
+  let node: Record<string, unknown> | undefined = parameters
+  for (const key of path) {
+    const next: unknown =
+      typeof key === 'number' ? node?.items : (node?.properties as Record<string, unknown>)?.[key as string]
+    node = typeof next === 'object' && next !== null ? (next as Record<string, unknown>) : undefined
+  }
+  return Object.keys((node?.properties as Record<string, unknown> | undefined) ?? {})
+}
+
+/** One line a model can act on for the first problem zod found. */
+function describeIssue(issue: Issue, parameters: ToolParameters): string {
+  const at = pathOf(issue.path)
+  const got = ` (got ${JSON.stringify(issue.input) ?? 'nothing'})`
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined && issue.path.length > 0) return `${at} is required`
+      return `${at} must be ${issue.expected === 'int' ? 'an integer' : article(issue.expected)}${got}`
+    case 'invalid_value':
+      return `${at} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}${got}`
+    case 'too_big':
+      if (issue.origin === 'array') return `${at} takes at most ${issue.maximum} items`
+      if (issue.origin === 'string') return `${at} must be at most ${issue.maximum} characters`
+      return `${at} must be at most ${issue.maximum}`
+    case 'too_small':
+      if (issue.origin === 'array') return `${at} needs at least ${issue.minimum} item(s)`
+      if (issue.origin === 'string')
+        return Number(issue.minimum) <= 1
+          ? `${at} must not be empty`
+          : `${at} must be at least ${issue.minimum} characters`
+      return `${at} must be at least ${issue.minimum}`
+    case 'unrecognized_keys':
+      return `${pathOf([...issue.path, issue.keys[0] as string])} is not a parameter (known: ${knownKeys(parameters, issue.path).join(', ')})`
+    default:
+      return `${at}: ${issue.message}`
+  }
+}
 
 /** The arguments as the model sent them: a JSON string (OpenAI), an object (Anthropic), or nothing. */
-function parseArgs(tool: AgentTool, rawArgs: unknown): Record<string, unknown> | string {
-  let args = rawArgs
-  if (rawArgs === undefined || rawArgs === null || rawArgs === '') args = {}
-  else if (typeof rawArgs === 'string') {
-    try {
-      args = JSON.parse(rawArgs)
-    } catch (error) {
-      return `The arguments for ${tool.name} are not valid JSON (${(error as Error).message}). Send one JSON object that matches the tool's schema.`
+function parseJson(
+  name: string,
+  rawArgs: unknown,
+): { ok: true; value: unknown } | { ok: false; result: ToolResult } {
+  if (rawArgs === undefined || rawArgs === null || rawArgs === '') return { ok: true, value: {} }
+  if (typeof rawArgs !== 'string') return { ok: true, value: rawArgs }
+  try {
+    return { ok: true, value: JSON.parse(rawArgs) }
+  } catch (error) {
+    return {
+      ok: false,
+      result: toolError(
+        'invalid_arguments',
+        `The arguments for ${name} are not valid JSON (${(error as Error).message}). Send one JSON object that matches the tool's schema.`,
+      ),
     }
   }
-  const problem = schemaProblem(tool.parameters, args)
-  if (problem)
-    return `Invalid arguments for ${tool.name}: ${problem}. Call it again with arguments that match its schema.`
-  return args as Record<string, unknown>
+}
+
+/** The result of anything a tool threw: its own refusal message, or a note that it failed unexpectedly. */
+function thrownResult(name: string, error: unknown): ToolResult {
+  if (error instanceof EngramError) return toolError('refused', `${name}: ${error.message}`)
+  const message = error instanceof Error ? error.message : String(error)
+  return toolError(
+    'failed',
+    `${name} failed unexpectedly: ${message}. Do not repeat the same call; try other arguments or tell the user what failed.`,
+  )
 }
 
 /**
- * Runs a tool call the way the agent loop needs it: parses the raw arguments (JSON text or an object),
- * checks them against the tool's schema, executes the tool and returns its text. Never throws: invalid
- * arguments and thrown errors become `{"error": "..."}` with what to do differently (secrets redacted).
+ * A tool from its definition: `parameters` is generated from the zod input schema, and `call` parses the raw
+ * arguments, checks them (the first problem is reported as `arguments.<path> …` with what to send instead)
+ * and runs `execute`, turning what it throws into an error result. Cost: one schema conversion, once.
  */
-export async function runTool(tool: AgentTool, rawArgs: unknown, context: ToolContext): Promise<string> {
-  const args = parseArgs(tool, rawArgs)
-  if (typeof args === 'string') return errorResult(args)
+export function defineTool<Input extends z.ZodObject>(definition: ToolDefinition<Input>): AgentTool {
+  const { name, description, input } = definition
+  const parameters = parametersOf(input)
+  return {
+    name,
+    description,
+    parameters,
+    async call(rawArgs, context) {
+      const json = parseJson(name, rawArgs)
+      if (!json.ok) return json.result
+      const parsed = input.safeParse(json.value, { reportInput: true })
+      if (!parsed.success) {
+        const problem = describeIssue(parsed.error.issues[0] as Issue, parameters)
+        return toolError(
+          'invalid_arguments',
+          `Invalid arguments for ${name}: ${problem}. Call it again with arguments that match its schema.`,
+        )
+      }
+      try {
+        return toolOk(await definition.execute(parsed.data, context))
+      } catch (error) {
+        return thrownResult(name, error)
+      }
+    },
+  }
+}
+
+/**
+ * Runs one tool call the way the agent loop needs it: never throws, whatever the tool does. Cost: the
+ * tool's own.
+ */
+export async function runTool(tool: AgentTool, rawArgs: unknown, context: ToolContext): Promise<ToolResult> {
   try {
-    return await tool.execute(args, context)
+    return await tool.call(rawArgs, context)
   } catch (error) {
-    if (error instanceof EngramError) return errorResult(`${tool.name}: ${error.message}`)
-    const message = error instanceof Error ? error.message : String(error)
-    return errorResult(
-      `${tool.name} failed unexpectedly: ${message}. Do not repeat the same call; try other arguments or tell the user what failed.`,
-    )
+    return thrownResult(tool.name, error)
   }
 }

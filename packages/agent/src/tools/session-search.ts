@@ -1,6 +1,8 @@
 import { bpeTokenCounter, clipToTokens, type TokenCounter, textOf } from '@engram/compressor'
 import { EngramError, type SearchHit, type Session, type Store, type StoredMessage } from '@engram/core'
-import type { AgentTool, ToolContext, ToolParameters } from './tool.ts'
+import { z } from 'zod'
+import { defineTool } from './run-tool.ts'
+import type { AgentTool, ToolContext } from './tool.ts'
 
 /** The part of the store the tool reads. */
 export type SessionSearchStore = Pick<
@@ -32,28 +34,29 @@ const WINDOWS = [
   { radius: 0, clip: 40 },
 ]
 
-const parameters: ToolParameters = {
-  type: 'object',
-  properties: {
-    query: {
-      type: 'string',
-      description:
+const input = z
+  .object({
+    query: z
+      .string()
+      .describe(
         'Words to look for in past conversations (any language). Returns ranked hits, summaries first.',
-    },
-    session_id: {
-      type: 'string',
-      description:
+      )
+      .optional(),
+    session_id: z
+      .string()
+      .describe(
         'A session id (or a unique prefix of at least 4 characters) from an earlier result: returns its messages.',
-    },
-    limit: {
-      type: 'integer',
-      minimum: 1,
-      maximum: MAX_LIMIT,
-      description: `How many hits to return for a query (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).`,
-    },
-  },
-  additionalProperties: false,
-}
+      )
+      .optional(),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LIMIT)
+      .describe(`How many hits to return for a query (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).`)
+      .optional(),
+  })
+  .strict()
 
 const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`
 const flat = (text: string) => text.replace(/\s+/g, ' ').trim()
@@ -322,14 +325,14 @@ export function createSessionSearchTool(
   store: SessionSearchStore,
   options: SessionSearchOptions = {},
 ): AgentTool {
-  return {
+  return defineTool({
     name: 'session_search',
     description: [
       'Search your past conversations with this user (everything ever said, including summaries of compressed parts).',
       'Give query to search; session_id to read one session; nothing to list recent sessions.',
       'The current conversation is not included: you already have it.',
     ].join(' '),
-    parameters,
+    input,
     async execute(args, context) {
       const search = new SessionSearch(store, context, options)
       const query = typeof args.query === 'string' ? args.query.trim() : ''
@@ -338,9 +341,24 @@ export function createSessionSearchTool(
         throw new EngramError('INVALID_ARGUMENT', 'Give either query or session_id, not both.')
       }
       if (sessionId) return search.session(sessionId, context.userId)
-      if (query)
-        return search.query(query, (args.limit as number | undefined) ?? DEFAULT_LIMIT, context.userId)
+      if (query) return search.query(query, args.limit ?? DEFAULT_LIMIT, context.userId)
       return search.recent(context.userId)
     },
+  })
+}
+
+/** A message line of a query result: `> role: text` for the hit, `  role: text` for those around it. */
+const MESSAGE_LINE = /^(>| ) (system|user|assistant|tool): (.*)$/
+
+/**
+ * The messages quoted in a `session_search` query result, for a model that reads its tool results back
+ * (the offline one). Linear in the text.
+ */
+export function searchResultMessages(result: string): { role: string; text: string; hit: boolean }[] {
+  const messages: { role: string; text: string; hit: boolean }[] = []
+  for (const line of result.split('\n')) {
+    const match = MESSAGE_LINE.exec(line)
+    if (match) messages.push({ role: match[2] as string, text: match[3] as string, hit: match[1] === '>' })
   }
+  return messages
 }

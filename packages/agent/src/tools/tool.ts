@@ -1,3 +1,6 @@
+import type { z } from 'zod'
+import type { ToolSpec } from '../providers/types.ts'
+
 /**
  * What a tool gets to know about the call it serves: the session the model is in (and its compression
  * lineage is excluded from searches), the user scope the agent runs under, and a signal that aborts it.
@@ -9,24 +12,39 @@ export interface ToolContext {
 }
 
 /**
- * A JSON Schema for a tool's arguments, in the subset that both OpenAI function tools (`parameters`) and
- * Anthropic tools (`input_schema`) accept as they are: an object at the top level. A type alias, not an
- * interface, so that it is assignable to the SDKs' index-signature types without a cast.
+ * Why a tool call produced no result: `invalid_arguments` (not JSON, or not matching the schema),
+ * `unknown_tool` (no tool of that name is offered), `unavailable` (the tool exists but not in this run),
+ * `refused` (the tool declined with an {@link EngramError}: over a cap, ambiguous, not found, …), `failed`
+ * (anything else it threw).
  */
-export type ToolParameters = {
-  type: 'object'
-  properties: Record<string, unknown>
-  required?: string[]
-  additionalProperties?: boolean
+export type ToolErrorCode = 'invalid_arguments' | 'unknown_tool' | 'unavailable' | 'refused' | 'failed'
+
+/**
+ * The outcome of one tool call. `content` is what the model reads; an error's `message` says what to do
+ * differently, with secrets redacted. {@link toolResultText} is the text the model is sent either way.
+ */
+export type ToolResult =
+  | { ok: true; content: string }
+  | { ok: false; error: { code: ToolErrorCode; message: string } }
+
+/**
+ * A tool the agent offers the model. `call` checks the raw arguments (JSON text, an object, or nothing)
+ * and runs the tool; it should not throw (`runTool` turns a throw into a `failed` result anyway). Build
+ * one with {@link defineTool}.
+ */
+export interface AgentTool extends ToolSpec {
+  call(rawArgs: unknown, context: ToolContext): Promise<ToolResult>
 }
 
 /**
- * A tool the agent offers the model. `execute` returns the text the model sees as the tool result; it may
- * throw, and the agent loop turns the error into an `{"error": …}` result instead of crashing.
+ * A tool's definition: the arguments as a zod object schema (the single source of both the JSON Schema the
+ * model is shown and the check of what it sends), and `execute`, which gets the parsed arguments and
+ * returns the text the model sees. `execute` may throw; an {@link EngramError} becomes a `refused` result
+ * with its message, anything else a `failed` one.
  */
-export interface AgentTool {
+export interface ToolDefinition<Input extends z.ZodObject> {
   name: string
   description: string
-  parameters: ToolParameters
-  execute(args: Record<string, unknown>, context: ToolContext): Promise<string>
+  input: Input
+  execute(args: z.output<Input>, context: ToolContext): Promise<string>
 }

@@ -2,7 +2,8 @@
 //   agent-crash-child.ts <db path> <MEMORY.md> <USER.md> <OpenAI-compatible base URL>
 // Prints `TOOL_STARTED <session id>` once the model's tool call is persisted and the tool is running.
 import { openStore } from '@engram/core'
-import { createAgent, createOpenAIProvider, MemoryFiles } from '../../src/index.ts'
+import { z } from 'zod'
+import { createAgent, createOpenAIProvider, defineTool, MemoryFiles } from '../../src/index.ts'
 import { agentConfig } from '../agent-helpers.ts'
 
 const [dbPath, memoryPath, userPath, baseUrl] = process.argv.slice(2) as [string, string, string, string]
@@ -24,17 +25,16 @@ const agent = createAgent({
   }),
   config: agentConfig(),
   source: 'cli',
-  logger: () => {},
   tools: [
-    {
+    defineTool({
       name: 'wait_for_deploy',
       description: 'Waits until the deploy finishes.',
-      parameters: { type: 'object', properties: {} },
+      input: z.object({}),
       execute: (_args, context) => {
         process.stdout.write(`TOOL_STARTED ${context.sessionId}\n`)
         return new Promise(() => {})
       },
-    },
+    }),
   ],
 })
 await agent.run('Deploy the release and wait for it.')
