@@ -142,6 +142,8 @@ class EngramAgent implements Agent {
   readonly #memoryTool: AgentTool
   readonly #compressor: ContextCompressor
   readonly #counter: TokenCounter
+  /** Tokens of the tool specs, sent with every request. */
+  readonly #toolTokens: number
   readonly #log: (line: string) => void
   #session: Session | null = null
   #systemPrompt: string | null = null
@@ -160,12 +162,16 @@ class EngramAgent implements Agent {
     this.#memoryTool = createMemoryTool(options.memory)
     this.#tools = [this.#memoryTool, createSessionSearchTool(options.store), ...(options.tools ?? [])]
     this.#counter = options.tokenCounter ?? bpeTokenCounter
+    this.#toolTokens = this.#counter.countText(
+      JSON.stringify(this.#tools.map(({ execute: _, ...spec }) => spec)),
+    )
     this.#log = options.logger ?? stderrLogger
     const aux = this.#aux
     this.#compressor = new ContextCompressor({
       window: this.#config.models.main.contextWindow,
       config: this.#config.compressor,
       tokenCounter: this.#counter,
+      fixedTokens: this.#toolTokens,
       summarizer: createSummarizer(aux.provider, this.#observer('compression', aux.provider, aux.model)),
     })
   }
@@ -286,8 +292,7 @@ class EngramAgent implements Agent {
       return this.#measured.tokens + added.reduce((sum, m) => sum + this.#counter.countMessage(m), 0)
     }
     const system: ChatMessage = { role: 'system', content: this.#systemPrompt ?? '' }
-    const tools = this.#counter.countText(JSON.stringify(this.#tools.map(({ execute: _, ...spec }) => spec)))
-    return countMessages(this.#counter, [system, ...this.#sendable()]) + tools
+    return countMessages(this.#counter, [system, ...this.#sendable()]) + this.#toolTokens
   }
 
   async #checkContext(force: boolean): Promise<CompressionReport | null> {
@@ -329,8 +334,12 @@ class EngramAgent implements Agent {
     this.#history = await this.#store.getStoredMessages(child.id)
     this.#measured = null
     this.#sinceNudge = Math.min(this.#sinceNudge, this.#history.length)
-    line(true, ` tokens_after=${result.report.tokensAfter} session=${child.id}`)
-    const after = result.report.tokensAfter
+    const cut = result.report.windowCut
+    line(
+      true,
+      ` tokens_after=${result.report.tokensAfter}${cut ? ` cut_to_fit=${cut.messagesCut}` : ''} session=${child.id}`,
+    )
+    const after = this.#contextTokens()
     this.#lastContext = { tokens: after, window, ratio: after / window, compressed: true }
     return result.report
   }
@@ -362,7 +371,11 @@ class EngramAgent implements Agent {
           system: this.#systemPrompt ?? '',
           messages: this.#sendable(),
           tools: this.#tools,
-          maxTokens: config.models.main.maxTokens,
+          // The reply gets what the window leaves, at least the compressor's reply budget (it fits the prompt to that).
+          maxTokens: Math.max(
+            1,
+            Math.min(config.models.main.maxTokens, config.models.main.contextWindow - this.#contextTokens()),
+          ),
           ...(options.signal ? { signal: options.signal } : {}),
           ...(onText
             ? {
