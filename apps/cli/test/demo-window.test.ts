@@ -11,7 +11,9 @@ describe('engram demo keeps the long session inside the window', () => {
     const { code, stdout } = await engram(['demo', '--db', db])
     expect(code).toBe(0)
     const part3 = stdout.slice(stdout.indexOf('3. A long session'), stdout.indexOf('4. Usage'))
-    const turns = [...part3.matchAll(/\[ctx\] turn (\d+): sent ([\d,]+) of ([\d,]+) tokens \(ratio (\d+\.\d\d)\)/g)]
+    const turns = [
+      ...part3.matchAll(/\[ctx\] turn (\d+): sent ([\d,]+) of ([\d,]+) tokens \(ratio (\d+\.\d\d)\)/g),
+    ]
     expect(turns.map((m) => Number(m[1]))).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
     for (const [line, , sent, window, ratio] of turns) {
       expect(Number(window?.replace(/,/g, '')), line).toBe(WINDOW)

@@ -1,9 +1,4 @@
-import {
-  bpeTokenCounter,
-  countMessages,
-  DEFAULT_COMPRESSOR_CONFIG,
-  windowBudget,
-} from '@engram/compressor'
+import { bpeTokenCounter, countMessages, DEFAULT_COMPRESSOR_CONFIG, windowBudget } from '@engram/compressor'
 import { type ChatMessage, EngramError } from '@engram/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -149,7 +144,9 @@ describe('the context window is a hard limit in the agent loop', () => {
           model.plan = steps.map((step) => [...step])
           const before = model.sent.length
           const alone = promptTokens({
-            system: agent.systemPrompt ?? buildSystemPrompt({
+            system:
+              agent.systemPrompt ??
+              buildSystemPrompt({
                 snapshotText: (await new MemoryFiles(w.memory).snapshot()).text,
                 tools,
                 now: now(),

@@ -41,7 +41,8 @@ export function findBoundaries(
   const lastUser = findLastIndex(messages, systemEnd, (m) => m.role === 'user' && !isSummaryMessage(m))
 
   let headEnd: number
-  if (previousSummaryIndex < 0) headEnd = alignHeadEnd(messages, budgetedHeadEnd(messages, counter, options, systemEnd))
+  if (previousSummaryIndex < 0)
+    headEnd = alignHeadEnd(messages, budgetedHeadEnd(messages, counter, options, systemEnd))
   else headEnd = lastUser >= 0 && lastUser < previousSummaryIndex ? previousSummaryIndex : systemEnd
 
   const pruneEnd = Math.max(headEnd, alignTailStart(messages, budgetedTailStart(messages, counter, options)))

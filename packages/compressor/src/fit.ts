@@ -214,7 +214,10 @@ class Fitter {
   }
 
   /** The latest step with each tool output clipped to an equal share of what the window leaves for it. */
-  clipLatestStep(working: readonly CompressibleMessage[]): { messages: CompressibleMessage[]; clipped: number } {
+  clipLatestStep(working: readonly CompressibleMessage[]): {
+    messages: CompressibleMessage[]
+    clipped: number
+  } {
     const { units, userUnit, lastUnit, systemEnd } = this.layout
     const last = units[lastUnit]
     if (!last || lastUnit === userUnit) return { messages: [...working], clipped: 0 }
@@ -240,7 +243,13 @@ class Fitter {
   }
 }
 
-function tooLarge(layout: Layout, counter: TokenCounter, limit: number, window: number, fixed: number): EngramError {
+function tooLarge(
+  layout: Layout,
+  counter: TokenCounter,
+  limit: number,
+  window: number,
+  fixed: number,
+): EngramError {
   const { input, systemEnd, units, userUnit } = layout
   const alone = [
     ...input.slice(0, systemEnd),
@@ -345,7 +354,11 @@ export function fitToWindow(
       summaryTokens: attempt.summary === null ? 0 : counter.countText(attempt.summary),
       summarizedIdRange: idRange(attempt.cut),
       prune: working.stats ?? beforeStep.stats,
-      windowCut: { limitTokens: limit, messagesCut: attempt.cut.length, toolOutputsClipped: working.clipped ?? 0 },
+      windowCut: {
+        limitTokens: limit,
+        messagesCut: attempt.cut.length,
+        toolOutputsClipped: working.clipped ?? 0,
+      },
     } satisfies Partial<CompressionReport>)
     return { messages: attempt.messages, summary: attempt.summary, report }
   }

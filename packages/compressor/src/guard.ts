@@ -114,7 +114,9 @@ export class ContextCompressor {
         : tokens,
     })
     if (fitted.report.status !== 'compressed') return result
-    return compressed ? chain(compressed, fitted) : { ...fitted, report: { ...fitted.report, reason: result?.report.reason ?? null } }
+    return compressed
+      ? chain(compressed, fitted)
+      : { ...fitted, report: { ...fitted.report, reason: result?.report.reason ?? null } }
   }
 }
 

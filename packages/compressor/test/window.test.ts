@@ -17,7 +17,8 @@ const TEXT = {
   cjk: '数据库连接在部署后失败，证书过期，已用 certbot 续期。',
 }
 type Lang = keyof typeof TEXT
-const fill = (lang: Lang, chars: number) => TEXT[lang].repeat(Math.ceil(chars / TEXT[lang].length)).slice(0, chars)
+const fill = (lang: Lang, chars: number) =>
+  TEXT[lang].repeat(Math.ceil(chars / TEXT[lang].length)).slice(0, chars)
 
 const lang = fc.constantFrom<Lang>('en', 'cjk')
 const text = (max: number) => fc.tuple(lang, fc.integer({ min: 1, max })).map(([l, n]) => fill(l, n))
@@ -45,7 +46,7 @@ const conversation = fc
       for (const outputs of steps) {
         const calls = outputs.map(() => call(`c${++id}`, 'read_file', { path: `src/f${id}.ts` }))
         messages.push(callsTo(...calls))
-        outputs.forEach((output, i) => messages.push(result(calls[i]?.id ?? '', output)))
+        for (const [i, output] of outputs.entries()) messages.push(result(calls[i]?.id ?? '', output))
       }
       if (answer) messages.push(assistant(answer))
     }
@@ -110,7 +111,9 @@ describe('fitToWindow: the window is a hard limit', () => {
         } catch (error) {
           expect(error).toBeInstanceOf(EngramError)
           expect((error as EngramError).code).toBe('CONTEXT_TOO_LARGE')
-          expect((error as Error).message).toMatch(/^Nothing was sent to the model: .* Send a shorter message/)
+          expect((error as Error).message).toMatch(
+            /^Nothing was sent to the model: .* Send a shorter message/,
+          )
           expect(alone).toBeGreaterThan(promptTokens)
           seen.refused++
           return
@@ -137,7 +140,10 @@ describe('fitToWindow: the window is a hard limit', () => {
       callsTo(call('c1', 'read_file', { path: 'src/auth/login.ts' })),
       result('c1', fill('en', 20_000)),
       assistant('Fixed the login bug.'),
-      ...Array.from({ length: 30 }, (_, i) => [user(`step ${i}: ${fill('cjk', 300)}`), assistant(`done ${i}`)]).flat(),
+      ...Array.from({ length: 30 }, (_, i) => [
+        user(`step ${i}: ${fill('cjk', 300)}`),
+        assistant(`done ${i}`),
+      ]).flat(),
       user('And now the signup page?'),
     ])
     const { messages: out, summary, report } = fitToWindow(messages, { window: 4_000 })
@@ -216,7 +222,11 @@ describe('ContextCompressor keeps the window when summarising is blocked or fail
   it('cuts to the window when the summariser fails, and says why it did not summarise', async () => {
     // The latest step alone is over this window: only clipping its output can make it fit.
     const summarizer = scriptedSummarizer(new Error('model overloaded'))
-    const compressor = new ContextCompressor({ window: 3_000, summarizer, config: { headProtectMessages: 0 } })
+    const compressor = new ContextCompressor({
+      window: 3_000,
+      summarizer,
+      config: { headProtectMessages: 0 },
+    })
     const messages = withIds([
       system(),
       user('start'),
