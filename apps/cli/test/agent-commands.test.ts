@@ -173,7 +173,9 @@ describe('engram demo and engram eval', () => {
     )
     expect(stdout).toMatch(/engram › From a past conversation: (user: )?部署的时候遇到了 SSL 证书过期的问题/)
     expect(stdout).toContain('engram › From memory: 数据库用 PostgreSQL 16，端口 5433')
-    expect(stdout).toMatch(/\[ctx\] tokens=\d+ window=6000 ratio=[\d.]+ compressed=yes/)
+    expect(stdout).toMatch(
+      /\[ctx\] turn \d: sent [\d,]+ of 6,000 tokens \(ratio 0\.\d\d\), compressed into a child session/,
+    )
     expect(stdout).toMatch(/Lineage: [0-9a-f]{8} \(\d+ msgs, compression\) → [0-9a-f]{8}/)
     expect(stdout).toMatch(/✓ auxiliary tokens are [\d.]+% of main \(rule: ≤ 20%\)/)
     await withStore(db, async (store) => {

@@ -18,12 +18,14 @@ export interface Boundaries {
 
 export interface BoundaryOptions {
   headProtectMessages: number
+  /** Most tokens of the protected head messages (after the system prompt); unbounded when absent. */
+  headBudgetTokens?: number
   tailBudgetTokens: number
 }
 
 /**
  * Phase 2: chooses what to protect. The head is the system prompt plus the first `headProtectMessages`
- * messages on the first compression (on later passes only the system prompt, unless the latest user message is
+ * messages (as many of them as fit `headBudgetTokens`) on the first compression (on later passes only the system prompt, unless the latest user message is
  * still in front of the previous summary, as in a long run on one request: then the old head stays too). The
  * tail is the newest messages within `tailBudgetTokens`. No cut separates a tool call from its results, the
  * latest user message is always in the tail or the head, the previous summary is always folded into the new
@@ -34,14 +36,13 @@ export function findBoundaries(
   counter: TokenCounter,
   options: BoundaryOptions,
 ): Boundaries {
-  const n = messages.length
   const systemEnd = messages[0]?.role === 'system' ? 1 : 0
   const previousSummaryIndex = findLastIndex(messages, systemEnd, isSummaryMessage)
   const lastUser = findLastIndex(messages, systemEnd, (m) => m.role === 'user' && !isSummaryMessage(m))
 
   let headEnd: number
   if (previousSummaryIndex < 0)
-    headEnd = alignHeadEnd(messages, Math.min(n, systemEnd + options.headProtectMessages))
+    headEnd = alignHeadEnd(messages, budgetedHeadEnd(messages, counter, options, systemEnd))
   else headEnd = lastUser >= 0 && lastUser < previousSummaryIndex ? previousSummaryIndex : systemEnd
 
   const pruneEnd = Math.max(headEnd, alignTailStart(messages, budgetedTailStart(messages, counter, options)))
@@ -68,6 +69,25 @@ function findLastIndex(
 ): number {
   for (let i = messages.length - 1; i >= from; i--) if (test(messages[i] as ChatMessage)) return i
   return -1
+}
+
+/** The end of the first `headProtectMessages` messages after `systemEnd`, fewer when they pass the head budget. */
+function budgetedHeadEnd(
+  messages: readonly ChatMessage[],
+  counter: TokenCounter,
+  options: BoundaryOptions,
+  systemEnd: number,
+): number {
+  const last = Math.min(messages.length, systemEnd + options.headProtectMessages)
+  const budget = options.headBudgetTokens ?? Number.POSITIVE_INFINITY
+  let end = systemEnd
+  let used = 0
+  while (end < last) {
+    used += counter.countMessage(messages[end] as ChatMessage)
+    if (used > budget) break
+    end++
+  }
+  return end
 }
 
 /** Extends the head over the results of its last tool calls, and over the reply to a head ending on a user turn. */

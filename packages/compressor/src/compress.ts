@@ -1,6 +1,8 @@
 import { findBoundaries } from './boundaries.ts'
-import { type CompressorConfig, resolveConfig, triggerThreshold } from './config.ts'
+import { windowBudget } from './budget.ts'
+import { type CompressorConfig, resolveConfig } from './config.ts'
 import { buildFallbackSummary } from './fallback.ts'
+import type { WindowCut } from './fit.ts'
 import type { CompressibleMessage } from './messages.ts'
 import { type PruneStats, pruneToolOutputs } from './prune.ts'
 import { redactSecrets } from './redact.ts'
@@ -55,6 +57,8 @@ export interface CompressionReport {
   firstCompression: boolean
   prune: PruneStats
   repair: RepairStats
+  /** What fitting the result to the window cut (see `fitToWindow`); null when it fitted as it was. */
+  windowCut: WindowCut | null
 }
 
 export interface CompressionResult {
@@ -69,12 +73,11 @@ type SummaryOutcome = { text: string; usedFallback: boolean; reason: string | nu
 async function summarise(
   turns: readonly CompressibleMessage[],
   previousSummary: string | null,
-  config: CompressorConfig,
+  maxTokens: number,
   counter: TokenCounter,
   summarizer: Summarizer,
   signal: AbortSignal | undefined,
 ): Promise<SummaryOutcome> {
-  const maxTokens = config.summaryMaxTokens
   let reason: string
   try {
     const request = buildSummaryRequest(turns, previousSummary, maxTokens)
@@ -121,14 +124,12 @@ export async function compress(
   const counter = options.tokenCounter ?? bpeTokenCounter
   const countedBefore = countMessages(counter, messages)
   const tokensBefore = options.measuredTokens ?? countedBefore
-  // Leave room under the trigger: a tail as big as the trigger would make every compression ineffective.
-  const tailBudgetTokens = Math.min(
-    config.tailProtectTokens,
-    Math.floor(triggerThreshold(options.window, config) / 2),
-  )
+  // Head, tail and summary scaled to the window: together they stay under the trigger.
+  const budget = windowBudget(options.window, config)
   const bounds = findBoundaries(messages, counter, {
     headProtectMessages: config.headProtectMessages,
-    tailBudgetTokens,
+    headBudgetTokens: budget.headTokens,
+    tailBudgetTokens: budget.tailTokens,
   })
   const middle = messages.slice(bounds.headEnd, bounds.tailStart)
   const turns = middle.filter((m) => !isSummaryMessage(m))
@@ -147,6 +148,7 @@ export async function compress(
     firstCompression: bounds.previousSummaryIndex < 0,
     prune: { prunedToolOutputs: 0, deduplicatedToolOutputs: 0, shortenedToolArguments: 0 },
     repair: { droppedToolResults: 0, stubbedToolCalls: 0 },
+    windowCut: null,
   }
   const unchanged = (): CompressionResult => ({ messages: [...messages], summary: null, report })
 
@@ -158,7 +160,7 @@ export async function compress(
     const outcome = await summarise(
       turns,
       previous ? summaryBody(previous) : null,
-      config,
+      budget.summaryTokens,
       counter,
       options.summarizer,
       options.signal,

@@ -71,20 +71,3 @@ export function resolveConfig(overrides: Partial<CompressorConfig> = {}): Compre
   }
   return config
 }
-
-/** Whether a prompt of `tokens` has reached the trigger share of the usable window. */
-export function shouldCompress(
-  tokens: number,
-  window: number,
-  config: Pick<CompressorConfig, 'triggerRatio' | 'replyBudgetTokens'> = DEFAULT_COMPRESSOR_CONFIG,
-): boolean {
-  return tokens >= triggerThreshold(window, config)
-}
-
-/** The token count at which compression triggers for `window`. */
-export function triggerThreshold(
-  window: number,
-  config: Pick<CompressorConfig, 'triggerRatio' | 'replyBudgetTokens'>,
-): number {
-  return Math.max(0, window - config.replyBudgetTokens) * config.triggerRatio
-}

@@ -24,16 +24,22 @@ function capped(items: readonly string[], max: number): string[] {
   return items.length <= max ? [...items] : [...items.slice(0, max), `… and ${items.length - max} more`]
 }
 
+/** The first line of a local summary written because the summariser failed. */
+const FALLBACK_INTRO =
+  'Summary built locally because the summariser was unavailable: a list of facts, not an analysis.'
+
 /**
- * A deterministic summary built locally from the turns being dropped, for when the summariser fails: the
- * latest user ask, the numbered tool actions, the errors seen and the file paths mentioned, after the previous
- * summary when there is one. Redacted and clipped to `maxTokens`.
+ * A deterministic summary built locally from the turns being dropped, for when the summariser fails (or no
+ * model may be asked, as when turns are cut to fit the window: `intro` then says so): the latest user ask,
+ * the numbered tool actions, the errors seen and the file paths mentioned, after the previous summary when
+ * there is one. Redacted and clipped to `maxTokens`.
  */
 export function buildFallbackSummary(
   messages: readonly CompressibleMessage[],
   previousSummary: string | null,
   maxTokens: number,
   counter: TokenCounter,
+  intro = FALLBACK_INTRO,
 ): string {
   const calls = indexToolCalls(messages)
   const turns = messages.filter((m) => !isSummaryMessage(m))
@@ -56,9 +62,7 @@ export function buildFallbackSummary(
     }
   }
 
-  const sections = [
-    'Summary built locally because the summariser was unavailable: a list of facts, not an analysis.',
-  ]
+  const sections = [intro]
   // Half the budget at most, so the new turns are not clipped away by an old summary.
   if (previousSummary)
     sections.push(`Earlier summary:\n${clipToTokens(counter, previousSummary, maxTokens / 2)}`)

@@ -1,4 +1,5 @@
 export { type Boundaries, type BoundaryOptions, findBoundaries } from './boundaries.ts'
+export { shouldCompress, triggerThreshold, type WindowBudget, windowBudget } from './budget.ts'
 export {
   type CompressionReport,
   type CompressionResult,
@@ -10,10 +11,9 @@ export {
   type CompressorConfig,
   DEFAULT_COMPRESSOR_CONFIG,
   resolveConfig,
-  shouldCompress,
-  triggerThreshold,
 } from './config.ts'
 export { buildFallbackSummary } from './fallback.ts'
+export { type FitOptions, fitToWindow, type WindowCut } from './fit.ts'
 export {
   type CompressCallOptions,
   CompressionGuard,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_COMPRESSOR_CONFIG, resolveConfig, shouldCompress } from '../src/config.ts'
+import { shouldCompress } from '../src/budget.ts'
+import { DEFAULT_COMPRESSOR_CONFIG, resolveConfig } from '../src/config.ts'
 
 describe('defaults', () => {
   it('fills in the defaults for missing keys', () => {

@@ -1,7 +1,7 @@
 import type { ChatMessage } from '@engram/core'
 import { describe, expect, it } from 'vitest'
+import { shouldCompress, triggerThreshold } from '../src/budget.ts'
 import { compress } from '../src/compress.ts'
-import { shouldCompress, triggerThreshold } from '../src/config.ts'
 import type { CompressibleMessage } from '../src/messages.ts'
 import { isSummaryMessage } from '../src/summary.ts'
 import { bpeTokenCounter, countMessages } from '../src/tokens.ts'

@@ -18,6 +18,7 @@ const report = (overrides: Partial<CompressionReport>): CompressionReport => ({
   firstCompression: true,
   prune: { prunedToolOutputs: 0, deduplicatedToolOutputs: 0, shortenedToolArguments: 0 },
   repair: { droppedToolResults: 0, stubbedToolCalls: 0 },
+  windowCut: null,
   ...overrides,
 })
 

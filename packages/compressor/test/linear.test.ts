@@ -64,9 +64,9 @@ const adversarialUnit = fc
   .map((parts) => parts.join(''))
 
 /**
- * Checks that `run` on 1 MB of `unit` costs at most a generous multiple (10) of ten times 100 KB of it, and
- * under a second. 100 KB fits in the CPU caches and 1 MB does not, which alone costs up to 4× here; the
- * quadratic costs this guards against took seconds on 40 KB.
+ * Checks that `run` on 1 MB of `unit` costs at most a generous multiple (10) of ten times 100 KB of it, both
+ * measured here: a ratio, not a wall-clock limit. 100 KB fits in the CPU caches and 1 MB does not, which alone
+ * costs up to 4× here; a quadratic cost would be 10× over the linear extrapolation, 1,000× past 100 KB.
  */
 function expectLinear(label: string, unit: string, run: (text: string) => unknown): void {
   const small = fill(unit, 100 * KB)
@@ -77,24 +77,30 @@ function expectLinear(label: string, unit: string, run: (text: string) => unknow
   )
   const tLarge = best(() => run(large))
   const message = `${label} ${JSON.stringify(unit)}: 1 MB ${tLarge.toFixed(1)} ms, 100 KB ${tSmall.toFixed(1)} ms`
-  expect(tLarge, message).toBeLessThan(Math.min(tSmall * 10 * 10, 1000))
+  expect(tLarge, message).toBeLessThan(tSmall * 10 * 10)
 }
 
 const toolOutput = (content: string): CompressibleMessage[] =>
   withIds([user('look at it'), callsTo(call('c1', 'read_file', { path: 'src/a.ts' })), result('c1', content)])
 
 describe('linear time on model and tool output', () => {
-  it('redacts the reported inputs quickly', () => {
+  it('redacts the reported inputs about as fast as prose of the same length', () => {
+    const prose = (chars: number) => fill('The deploy failed because the config was missing a key. ', chars)
     for (const text of [
       'a-'.repeat(20_000),
       'a.'.repeat(20_000),
       '-----BEGIN RSA PRIVATE KEY-----\n'.repeat(5_000),
     ]) {
       const ms = best(() => redactSecrets(text))
-      console.log(
-        `[bench] redactSecrets ${JSON.stringify(text.slice(0, 12))}… (${text.length} chars): ${ms.toFixed(1)} ms`,
+      const baseline = Math.max(
+        best(() => redactSecrets(prose(text.length))),
+        0.5,
       )
-      expect(ms).toBeLessThan(1000)
+      console.log(
+        `[bench] redactSecrets ${JSON.stringify(text.slice(0, 12))}… (${text.length} chars): ${ms.toFixed(1)} ms, prose ${baseline.toFixed(1)} ms`,
+      )
+      // Quadratic, these took seconds: thousands of times the prose.
+      expect(ms).toBeLessThan(baseline * 50)
     }
     expect(redactSecrets(`${'a-'.repeat(20_000)} password=hunter2`)).toMatch(
       new RegExp(`password=\\${REDACTED}$`.replace('\\[', '\\[')),
@@ -133,7 +139,7 @@ describe('linear time on model and tool output', () => {
     }
   })
 
-  it('compresses a conversation with an 80 KB output ending in a path quickly when the summariser fails', async () => {
+  it('compresses a conversation with an 80 KB output ending in a path about as fast as one of code when the summariser fails', async () => {
     const timed = async (output: string) => {
       const messages = codingConversation(12)
       messages.splice(6, 1, result('c1', output))
@@ -154,7 +160,7 @@ describe('linear time on model and tool output', () => {
       expect(report.usedFallback).toBe(true)
       expect(summary).toContain('Summary built locally')
       expect(summary?.length).toBeLessThan(20_000)
-      expect(ms).toBeLessThan(1000)
+      expect(ms).toBeLessThan(Math.max(normal.ms, 1) * 20)
     }
   })
 })

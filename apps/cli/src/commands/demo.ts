@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
-import { type EngramConfig, loadConfig, renderAgentEvent } from '@engram/agent'
+import { type ContextReport, type EngramConfig, loadConfig } from '@engram/agent'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import { fit, highlight, type Io, type Output, shortId } from '../output.ts'
@@ -18,6 +18,9 @@ const TEACH = [
   '部署的时候遇到了 SSL 证书过期的问题，后来用 certbot 自动续期解决了。',
 ]
 
+/** Lines of each worker log pasted in part 3: two compressions in eight turns at a 6,000-token window. */
+const LOG_LINES = 24
+
 const RECALL = [
   'Which framework does the API backend use?',
   'What did I say about the job queue?',
@@ -28,11 +31,23 @@ const RECALL = [
 /** A tool's output long enough to make the context grow: what an agent sees when it reads logs. */
 function logPaste(turn: number): string {
   const lines = Array.from(
-    { length: 40 },
+    { length: LOG_LINES },
     (_, i) =>
       `2026-03-0${(turn % 9) + 1}T10:${String(i).padStart(2, '0')}:00Z worker-${turn} job ${turn * 100 + i} finished in ${(i * 37) % 900} ms (queue=default, retries=0)`,
   )
   return `Here is the worker log from run ${turn}, please keep it in mind:\n${lines.join('\n')}`
+}
+
+/** The context the turn's model call was sent, against the window: the ratio a viewer watches stay under 1. */
+function contextLine(out: Output, turn: number, context: ContextReport | null): void {
+  if (!context) return
+  const n = (value: number) => value.toLocaleString('en-US')
+  const compressed = context.compressed ? ', compressed into a child session' : ''
+  out.line(
+    out.color.dim(
+      `  [ctx] turn ${turn}: sent ${n(context.tokens)} of ${n(context.window)} tokens (ratio ${context.ratio.toFixed(2)})${compressed}`,
+    ),
+  )
 }
 
 function heading(out: Output, text: string): void {
@@ -106,10 +121,7 @@ export function registerDemo(program: Command, io: Io): void {
         openRuntime(demoConfig(database, window), io, {
           source: 'demo',
           onToolCall: (call) => transcript.toolCall(call),
-          onEvent: (event) => {
-            if (event.type === 'compression' && event.status === 'compressed')
-              out.line(out.color.dim(`  ${renderAgentEvent(event)}`))
-          },
+          // Part 3 prints one context line per turn (contextLine).
         })
       out.line(out.color.dim(`Database: ${database} · model: offline (deterministic, no network)`))
 
@@ -128,7 +140,8 @@ export function registerDemo(program: Command, io: Io): void {
       heading(out, '3. A long session: compression continues it in a child session')
       runtime = await open(6_000)
       for (let turn = 1; turn <= 8; turn++) {
-        await say(runtime, out, transcript, logPaste(turn), `(pastes worker log ${turn}: 40 lines)`)
+        await say(runtime, out, transcript, logPaste(turn), `(pastes worker log ${turn}: ${LOG_LINES} lines)`)
+        contextLine(out, turn, runtime.agent.lastContext)
       }
       const tip = runtime.agent.sessionId as string
       const lineage = await runtime.store.getLineage(tip)

@@ -75,10 +75,15 @@ class EngramAgent implements Agent {
     this.#tools = [memoryTool, createSessionSearchTool(options.store), ...(options.tools ?? [])]
     const counter = options.tokenCounter ?? bpeTokenCounter
     const aux = auxModel(options, this.#config)
+    // The tool specs go with every request: counted once, against the window, by the compressor too.
+    const toolTokens = counter.countText(
+      JSON.stringify(this.#tools.map(({ name, description, parameters }) => ({ name, description, parameters }))),
+    )
     this.#compressor = new ContextCompressor({
       window: this.#config.models.main.contextWindow,
       config: this.#config.compressor,
       tokenCounter: counter,
+      fixedTokens: toolTokens,
       summarizer: createSummarizer(aux.provider, this.#observer('compression', aux.provider, aux.model)),
     })
     this.#context = new ContextKeeper({
@@ -86,7 +91,7 @@ class EngramAgent implements Agent {
       compressor: this.#compressor,
       counter,
       window: this.#config.models.main.contextWindow,
-      tools: this.#tools,
+      toolTokens,
       emit: this.#emit,
     })
     this.#nudge = {
@@ -228,7 +233,13 @@ class EngramAgent implements Agent {
       throwIfCancelled(options.signal)
       await this.#checkContext(conversation, false, options.signal)
       throwIfCancelled(options.signal)
-      const result = await callMainModel(conversation, call, options)
+      // The reply gets what the window leaves (the compressor fitted the prompt to leave its reply budget).
+      const room = main.contextWindow - this.#context.tokens(conversation)
+      const result = await callMainModel(
+        conversation,
+        { ...call, maxTokens: Math.max(1, Math.min(main.maxTokens, room)) },
+        options,
+      )
       const message = normaliseAnswer(result.message, conversation.history)
       await conversation.append(message)
       const calls = message.tool_calls ?? []

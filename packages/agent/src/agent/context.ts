@@ -7,7 +7,6 @@ import {
   type TokenCounter,
 } from '@engram/compressor'
 import type { ChatMessage, Store } from '@engram/core'
-import type { ToolSpec } from '../providers/types.ts'
 import type { Conversation } from './conversation.ts'
 import type { AgentEvent, AgentEventHandler } from './events.ts'
 import { importanceOf } from './importance.ts'
@@ -25,8 +24,8 @@ export interface ContextKeeperOptions {
   compressor: ContextCompressor
   counter: TokenCounter
   window: number
-  /** The tools offered with every request: their definitions count against the window. */
-  tools: readonly ToolSpec[]
+  /** Tokens of the tool definitions offered with every request: they count against the window. */
+  toolTokens: number
   emit: AgentEventHandler
 }
 
@@ -51,12 +50,7 @@ export class ContextKeeper {
       return measured.tokens + added.reduce((sum, m) => sum + counter.countMessage(m), 0)
     }
     const system: ChatMessage = { role: 'system', content: conversation.systemPrompt }
-    const tools = counter.countText(
-      JSON.stringify(
-        this.options.tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
-      ),
-    )
-    return countMessages(counter, [system, ...conversation.sendable()]) + tools
+    return countMessages(counter, [system, ...conversation.sendable()]) + this.options.toolTokens
   }
 
   /**
@@ -110,7 +104,8 @@ export class ContextKeeper {
     )
     await conversation.continueIn(child)
     outcome('compressed', result.report, child.id)
-    const after = result.report.tokensAfter
+    // Measured again, tools included: what the next request will really carry.
+    const after = this.tokens(conversation)
     return {
       context: { tokens: after, window, ratio: after / window, compressed: true },
       report: result.report,

@@ -57,7 +57,7 @@ const ratioText = (event: { tokens: number; window: number; ratio: number }) =>
 
 function compressionNote(event: Extract<AgentEvent, { type: 'compression' }>): string {
   if (event.status === 'compressed')
-    return ` tokens_after=${event.tokensAfter} session=${event.childSessionId}`
+    return ` tokens_after=${event.tokensAfter}${event.report?.windowCut ? ` cut_to_fit=${event.report.windowCut.messagesCut}` : ''} session=${event.childSessionId}`
   if (event.status === 'blocked') return ' (blocked: the last compressions did not help)'
   return ` (${event.status}${event.reason ? `: ${event.reason}` : ''})`
 }
