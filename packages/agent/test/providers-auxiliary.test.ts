@@ -1,4 +1,4 @@
-import { compress } from '@engram/compressor'
+import { compress, DEFAULT_COMPRESSOR_CONFIG, windowBudget } from '@engram/compressor'
 import type { ChatMessage } from '@engram/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createProvider, createSummarizer, type ModelProvider, OFFLINE_MODEL_ID } from '../src/index.ts'
@@ -45,7 +45,14 @@ describe('the summariser on an auxiliary model', () => {
     expect(body.system[0]?.text).toContain('## Critical context')
     expect(body.messages).toHaveLength(1)
     expect(body.messages[0]?.content[0]?.text).toContain('<conversation>')
-    expect(body.max_tokens).toBe(1_500)
+    // The summary budget scales with the window: min(summary_max_tokens, a share of the trigger).
+    const budget = windowBudget(8_000, {
+      ...DEFAULT_COMPRESSOR_CONFIG,
+      replyBudgetTokens: 0,
+      tailProtectTokens: 200,
+    })
+    expect(body.max_tokens).toBe(budget.summaryTokens)
+    expect(body.max_tokens).toBeLessThanOrEqual(1_500)
   })
 
   it('an authentication failure aborts the compression (history untouched)', async () => {
