@@ -381,9 +381,9 @@ class EngramAgent implements Agent {
           : null
       return result
     } catch (error) {
-      // Text the user already saw is part of the conversation: keep it, marked as cut off.
-      const aborted = options.signal?.aborted || (error instanceof ProviderError && error.code === 'ABORTED')
-      if (aborted && partial.length > 0)
+      // Text the user already saw is part of the conversation, however the answer broke off (an abort,
+      // a stall, a dropped connection): keep it, marked as cut off.
+      if (partial.length > 0)
         await this.#append({ role: 'assistant', content: `${partial.join('')} [interrupted]` })
       throw error
     }
