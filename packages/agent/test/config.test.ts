@@ -429,10 +429,11 @@ describe('loadConfig: overrides (the command line)', () => {
 
   it('model sets the same models as HERMES_MODEL: the main one, and the compressor unless configured', () => {
     const dir = mkdtempSync(join(root, 'model-'))
-    for (const [env, overrides] of [
+    const cases: [Record<string, string>, { model?: string }][] = [
       [{ HERMES_MODEL: 'm1' }, {}],
       [{ HERMES_MODEL: 'other' }, { model: 'm1' }],
-    ]) {
+    ]
+    for (const [env, overrides] of cases) {
       const { models } = loadConfig({ cwd: dir, env, overrides })
       expect([models.main.modelId, models.compressor.modelId]).toEqual(['m1', 'm1'])
     }
