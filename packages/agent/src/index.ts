@@ -45,6 +45,7 @@ export {
 } from './memory/operations.ts'
 export { ANTHROPIC_DEFAULT_BASE_URL, createAnthropicProvider } from './providers/anthropic.ts'
 export { type CallObserver, createSummarizer, timedChat } from './providers/auxiliary.ts'
+export { checkModel, type ModelCheck } from './providers/check.ts'
 export type { ProviderOptions } from './providers/endpoint.ts'
 export { maskKey, ProviderError, type ProviderErrorCode } from './providers/errors.ts'
 export { createProvider } from './providers/factory.ts'
