@@ -10,6 +10,11 @@ import {
   type TokenCounter,
 } from '@engram/compressor'
 import { type ChatMessage, EngramError, type Session, type Store, type StoredMessage } from '@engram/core'
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_NUDGE_INTERVAL_TASKS,
+} from '../config/defaults.ts'
 import type { EngramConfig, ModelConfig } from '../config/types.ts'
 import type { MemoryFiles } from '../memory/memory-files.ts'
 import { type CallObserver, createSummarizer, timedChat } from '../providers/auxiliary.ts'
@@ -32,8 +37,6 @@ export const NEW_SESSION_END_REASON = 'new_session'
 /** The parts of {@link EngramConfig} the loop reads. */
 export type AgentConfig = Pick<EngramConfig, 'compressor' | 'nudge' | 'models'>
 
-const DEFAULT_CONTEXT_WINDOW = 128_000
-
 function withDefaults(options: CreateAgentOptions): AgentConfig {
   const model = (provider: ModelProvider, maxTokens: number): ModelConfig => ({
     modelId: provider.model,
@@ -43,10 +46,10 @@ function withDefaults(options: CreateAgentOptions): AgentConfig {
   const config = options.config ?? {}
   return {
     compressor: config.compressor ?? { ...DEFAULT_COMPRESSOR_CONFIG },
-    nudge: config.nudge ?? { intervalTasks: 15 },
+    nudge: config.nudge ?? { intervalTasks: DEFAULT_NUDGE_INTERVAL_TASKS },
     models: config.models ?? {
-      main: model(options.provider, 4_096),
-      compressor: model(options.auxProvider ?? options.provider, 1_500),
+      main: model(options.provider, DEFAULT_MAX_TOKENS),
+      compressor: model(options.auxProvider ?? options.provider, DEFAULT_COMPRESSOR_CONFIG.summaryMaxTokens),
     },
   }
 }
