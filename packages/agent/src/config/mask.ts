@@ -18,7 +18,7 @@ function looksLikeKey(segment: string): boolean {
     text = decodeURIComponent(segment)
   } catch {}
   return (
-    text.length >= 20 &&
+    text.length >= 16 &&
     /[0-9]/.test(text) &&
     /[a-z]/i.test(text) &&
     /^[\w.~+=-]+$/.test(text) &&
