@@ -153,7 +153,9 @@ describe('engram doctor', () => {
         env: { OPENAI_API_KEY: 'sk-wrong-key-999', OPENAI_BASE_URL: `${base}/v1` },
       })
       expect(bad.code).toBe(1)
-      expect(bad.stdout).toMatch(/^✗ model: openai: .* rejected the API key \(401: .*read from OPENAI_API_KEY/m)
+      expect(bad.stdout).toMatch(
+        /^✗ model: openai: .* rejected the API key \(401: .*read from OPENAI_API_KEY/m,
+      )
       expect(bad.stdout + bad.stderr).not.toContain('sk-wrong-key-999')
       const path = await engram(['doctor', '--json', '--db', db], {
         cwd,

@@ -1,10 +1,7 @@
+import { withoutUndefined } from './load.ts'
 import { maskedConfig } from './mask.ts'
 import type { ConfigFile } from './schema.ts'
 import type { EngramConfig, ModelConfig } from './types.ts'
-
-function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T
-}
 
 function modelKeys(model: ModelConfig): NonNullable<NonNullable<ConfigFile['models']>['main']> {
   const { price } = model

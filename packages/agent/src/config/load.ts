@@ -147,7 +147,8 @@ function either<T>(a: T | undefined, aName: string, b: T | undefined, bName: str
   return a ?? b
 }
 
-function withoutUndefined<T extends object>(value: T): T {
+/** `value` without its undefined fields (optional config fields are absent, never `undefined`). */
+export function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T
 }
 

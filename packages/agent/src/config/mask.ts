@@ -63,7 +63,7 @@ function partsOf(url: string): UrlParts | null {
  * every query value, the fragment, and, for network urls, path segments that look like keys. Error messages
  * remove these from text a server echoes back.
  */
-export function secretsInUrl(url: string): string[] {
+function secretsInUrl(url: string): string[] {
   const parts = partsOf(url)
   if (!parts) return []
   const raw = [
