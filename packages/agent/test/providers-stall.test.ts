@@ -1,16 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { ProviderError } from '../src/providers/errors.ts'
 import { world } from './agent-helpers.ts'
 import { localProvider, rejectionOf, type Vendor } from './providers-helpers.ts'
-import { messageEvents } from './servers/anthropic.ts'
+import { anthropicAnswer, messageEvents } from './servers/anthropic.ts'
 import { type LocalServer, type Reply, stallAfter, startServer } from './servers/http.ts'
-import { completionChunks } from './servers/openai.ts'
+import { completionChunks, openaiAnswer } from './servers/openai.ts'
 
 const ask = { system: 's', messages: [{ role: 'user' as const, content: 'hello' }] }
 const TEXT = 'The first part of a long answer'
+const ANSWER = { text: 'ok', usage: { prompt: 1, completion: 1 } }
+const ANSWER_A = { text: 'ok', usage: { input: 1, output: 1 } }
 
 let server: LocalServer | undefined
 afterEach(async () => {
@@ -43,6 +45,16 @@ const jsonCut = (vendor: Vendor): Reply =>
   stallAfter('application/json', [vendor === 'openai' ? '{"choices": [' : '{"type":"message","content": ['])
 
 describe.each(['openai', 'anthropic'] as const)('%s: a stalled answer', (vendor) => {
+  // Load the SDK and the transport once, so the short limits below time the answer, not module loading.
+  beforeAll(async () => {
+    const warm = await startServer([vendor === 'openai' ? openaiAnswer(ANSWER) : anthropicAnswer(ANSWER_A)])
+    try {
+      await localProvider(vendor, warm.origin).chat(ask)
+    } finally {
+      await warm.close()
+    }
+  })
+
   it('streaming: headers and one chunk, then nothing → TIMEOUT within the idle limit, text kept as partial', async () => {
     server = await startServer([streamCutAfterText(vendor)])
     const seen: string[] = []
@@ -84,6 +96,19 @@ describe.each(['openai', 'anthropic'] as const)('%s: a stalled answer', (vendor)
     const error = (await rejectionOf(provider.chat({ ...ask, onText: () => {} }))) as ProviderError
     expect(error.code).toBe('TIMEOUT')
     expect(error.message).toContain('not complete after 0.6 s')
+  })
+
+  it('a connection dropped in the middle of the answer is NETWORK, not BAD_REQUEST', async () => {
+    const dropped: Reply = async (request, res) => {
+      await streamCutAfterText(vendor)(request, res)
+      setTimeout(() => res.destroy(), 20)
+    }
+    server = await startServer([dropped])
+    const provider = localProvider(vendor, server.origin, { maxRetries: 0 })
+    const error = (await rejectionOf(provider.chat({ ...ask, onText: () => {} }))) as ProviderError
+    expect(error.code).toBe('NETWORK')
+    expect(error.message).toContain('failed before the answer was complete')
+    expect(error.partial?.finishReason).toBe('interrupted')
   })
 
   it('the agent keeps the streamed text, marked as interrupted, and rethrows the TIMEOUT', async () => {
