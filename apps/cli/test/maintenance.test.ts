@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { loadConfig } from '@engram/agent'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { closedPort } from '../../../packages/agent/test/servers/http.ts'
 import { engram, engramJson, type Json, seedConversation, tempDir, withStore } from './helpers.ts'
 
 // Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
@@ -38,8 +39,8 @@ describe('engram doctor', () => {
     for (const name of ['config', 'database', 'integrity', 'search index', 'MEMORY.md', 'USER.md', 'model']) {
       expect(stdout).toMatch(new RegExp(`^✓ ${name}: `, 'm'))
     }
-    expect(stdout).toContain('"intervalTasks": 10')
-    expect(stdout).toContain('"authToken": "(set, hidden)"')
+    expect(stdout).toContain('"interval_tasks": 10')
+    expect(stdout).toContain('"auth_token": "(set, hidden)"')
     expect(stdout).not.toContain('tok-secret-123')
   })
 
@@ -104,12 +105,28 @@ describe('engram doctor', () => {
     let server: Server
     let base: string
     beforeAll(async () => {
+      // Speaks the chat completions wire format; /html/ answers a 200 web page, as a portal does.
       server = createServer((req, res) => {
+        if (req.url?.startsWith('/html/')) {
+          res.writeHead(200, { 'content-type': 'text/html' })
+          return res.end('<!DOCTYPE html><html><title>Sign in</title></html>')
+        }
         const status = req.headers.authorization === 'Bearer sk-good' ? 200 : 401
-        res.writeHead(req.url?.startsWith('/v1/models') ? status : 404, {
+        res.writeHead(req.url === '/v1/chat/completions' ? status : 404, {
           'content-type': 'application/json',
         })
-        res.end(status === 200 ? '{"data":[]}' : '{"error":{"message":"bad key"}}')
+        res.end(
+          status === 200
+            ? JSON.stringify({
+                id: 'c',
+                object: 'chat.completion',
+                created: 1,
+                model: 'm',
+                choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }],
+                usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+              })
+            : '{"error":{"message":"bad key"}}',
+        )
       })
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -136,7 +153,9 @@ describe('engram doctor', () => {
         env: { OPENAI_API_KEY: 'sk-wrong-key-999', OPENAI_BASE_URL: `${base}/v1` },
       })
       expect(bad.code).toBe(1)
-      expect(bad.stdout).toMatch(/^✗ model: openai rejected the key from OPENAI_API_KEY \(HTTP 401\)$/m)
+      expect(bad.stdout).toMatch(
+        /^✗ model: openai: .* rejected the API key \(401: .*read from OPENAI_API_KEY/m,
+      )
       expect(bad.stdout + bad.stderr).not.toContain('sk-wrong-key-999')
       const path = await engram(['doctor', '--json', '--db', db], {
         cwd,
@@ -144,7 +163,36 @@ describe('engram doctor', () => {
       })
       expect(checkNamed(JSON.parse(path.stdout), 'model')).toMatchObject({
         ok: false,
-        detail: expect.stringContaining('HTTP 404, page not found'),
+        detail: expect.stringContaining('answered 404'),
+      })
+    })
+
+    it('checks through the chat code: a 200 web page and a dead HTTPS_PROXY are failures', async () => {
+      const cwd = tempDir()
+      const db = join(cwd, 'p.db')
+      const html = JSON.parse(
+        (
+          await engram(['doctor', '--json', '--db', db], {
+            cwd,
+            env: { OPENAI_API_KEY: 'sk-good', OPENAI_BASE_URL: `${base}/html/v1` },
+          })
+        ).stdout,
+      ) as DoctorReport
+      expect(checkNamed(html, 'model')).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining('answered 200 but'),
+      })
+      const proxy = await engram(['doctor', '--json', '--db', db], {
+        cwd,
+        env: {
+          OPENAI_API_KEY: 'sk-good',
+          OPENAI_BASE_URL: 'https://api.example.invalid/v1',
+          HTTPS_PROXY: `http://127.0.0.1:${await closedPort()}`,
+        },
+      })
+      expect(checkNamed(JSON.parse(proxy.stdout), 'model')).toMatchObject({
+        ok: false,
+        detail: expect.stringContaining('local proxy failed'),
       })
     })
   })

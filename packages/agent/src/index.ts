@@ -1,5 +1,13 @@
 // The app-layer configuration (engram.toml / engram.json and the environment).
-export { CONFIG_FILE_NAMES, DEFAULT_MODEL_IDS, type LoadConfigOptions, loadConfig } from './config/load.ts'
+export * from './config/defaults.ts'
+export { describeConfig } from './config/describe.ts'
+export {
+  CONFIG_FILE_NAMES,
+  type ConfigOverrides,
+  type LoadConfigOptions,
+  loadConfig,
+  memoryFolderFor,
+} from './config/load.ts'
 export { maskedConfig, maskUrl } from './config/mask.ts'
 export type { ApiConfig, EngramConfig, MemoryFilesConfig, ModelConfig } from './config/types.ts'
 // Curated memory files, threat scanner and memory tools (issue 8).
@@ -22,9 +30,6 @@ export { buildSystemPrompt, splitSystemPrompt } from './agent/system-prompt.ts'
 export { costOf } from './agent/usage.ts'
 export { countChars, ENTRY_DELIMITER, type ParsedEntries, parseEntries, parseText } from './memory/format.ts'
 export {
-  DEFAULT_COMPACT_TRIGGER_RATIO,
-  DEFAULT_MEMORY_CHAR_LIMIT,
-  DEFAULT_USER_CHAR_LIMIT,
   MemoryFiles,
   type MemorySnapshot,
   type MemoryUsage,
@@ -41,6 +46,7 @@ export {
 export { CONSOLIDATE_MARKER, MEMORY_SECTION_HEADING, NUDGE_MARKER } from './prompts/markers.ts'
 export { ANTHROPIC_DEFAULT_BASE_URL, createAnthropicProvider } from './providers/anthropic.ts'
 export { type CallObserver, createSummarizer, timedChat } from './providers/auxiliary.ts'
+export { checkModel, type ModelCheck } from './providers/check.ts'
 export type { ProviderOptions } from './providers/endpoint.ts'
 export { maskKey, ProviderError, type ProviderErrorCode } from './providers/errors.ts'
 export { createProvider } from './providers/factory.ts'

@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { DEFAULT_COMPRESSOR_CONFIG } from '@engram/compressor'
 import { openStore } from '@engram/core'
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig, maskedConfig } from '../src/index.ts'
+import { DEFAULT_MODEL_IDS, describeConfig, loadConfig, maskedConfig } from '../src/index.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'engram-config-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -94,7 +95,7 @@ describe('loadConfig: the articles’ TOML', () => {
       synchronous: 'NORMAL',
       busyTimeout: 1000,
     })
-    expect(config.compressor).toEqual({ ...DEFAULT_COMPRESSOR_CONFIG, compressModel: 'your-cheap-model-id' })
+    expect(config.compressor).toEqual(DEFAULT_COMPRESSOR_CONFIG)
     expect(config.models.compressor.modelId).toBe('your-cheap-model-id')
     expect(config.models.compressor.maxTokens).toBe(1_500)
     expect(config.memoryFiles).toMatchObject({
@@ -149,7 +150,6 @@ summary_max_tokens = 1000
       headProtectMessages: 2,
       tailProtectTokens: 10_000,
       toolOutputCharLimit: 300,
-      compressModel: 'cheap-model',
       repairToolPairs: false,
       summaryMaxTokens: 1_000,
       replyBudgetTokens: DEFAULT_COMPRESSOR_CONFIG.replyBudgetTokens,
@@ -197,7 +197,13 @@ summary_max_tokens = 1000
   it('refuses a section that is not a table and a file that is not TOML', () => {
     expect(configError(toml('nudge = 3\n')).message).toMatch(/nudge must be a table of keys \(got 3\)/)
     const broken = configError(toml('[nudge\ninterval_tasks = 3\n'))
-    expect(broken.message).toMatch(/engram\.toml is not valid TOML: .*Fix the syntax there\.$/)
+    expect(broken.message).toMatch(
+      /engram\.toml is not valid TOML at line 1, column \d+: .*Fix the syntax there\.$/,
+    )
+    const value = configError(toml('[nudge]\n\ninterval_tasks = = 3\n'))
+    expect(value.message).toMatch(/engram\.toml is not valid TOML at line 3, column 18: invalid value\. Fix/)
+    const comma = configError(withFile('engram.json', '{\n  "nudge": { "interval_tasks": 3, }\n}'))
+    expect(comma.message).toMatch(/engram\.json is not valid JSON at line 2, column 35: /)
     expect(configError(json([1, 2])).message).toMatch(/the file must hold a table of sections/)
   })
 
@@ -205,9 +211,13 @@ summary_max_tokens = 1000
     expect(configError(toml('[memory_files]\ncompact_trigger_ratio = 0\n')).message).toMatch(
       /memory_files\.compact_trigger_ratio must be a number greater than 0 and at most 1 \(got 0\)/,
     )
-    expect(configError(toml('[nudge]\ninterval_tasks = 0\n')).message).toMatch(
-      /nudge\.interval_tasks must be a whole number of at least 1/,
+    expect(configError(toml('[nudge]\ninterval_tasks = -1\n')).message).toMatch(
+      /nudge\.interval_tasks must be a whole number of at least 0/,
     )
+    // 0 turns the nudge off.
+    expect(loadConfig({ cwd: toml('[nudge]\ninterval_tasks = 0\n').dir, env: {} }).nudge).toEqual({
+      intervalTasks: 0,
+    })
   })
 })
 
@@ -237,7 +247,6 @@ describe('loadConfig: the JSON settings shape', () => {
       maxTokens: 800,
       contextWindow: 128_000,
     })
-    expect(config.compressor.compressModel).toBe('cheap-model')
     expect(config.storage.url).toBe(join(place.dir, 'db/agent.db'))
     expect(config.memoryFiles.memoryPath).toBe(join(place.dir, 'notes/MEMORY.md'))
     expect(config.memoryFiles.userPath).toBe(join(place.dir, 'notes/USER.md'))
@@ -324,13 +333,13 @@ describe('loadConfig: the environment overrides the file', () => {
     const dir = mkdtempSync(join(root, 'env-'))
     const config = loadConfig({ cwd: dir, env: { OPENAI_API_KEY: '  ', ANTHROPIC_API_KEY: 'sk-ant-x' } })
     expect(config.api).toMatchObject({ provider: 'anthropic', apiKeySource: 'ANTHROPIC_API_KEY' })
-    expect(config.models.main.modelId).toBe('claude-sonnet-4-5')
+    expect(config.models.main.modelId).toBe(DEFAULT_MODEL_IDS.anthropic)
   })
 
   it('refuses a malformed base url from the environment, naming the variable', () => {
     const dir = mkdtempSync(join(root, 'env-'))
     const error = configError({ dir }, { OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'localhost:8080' })
-    expect(error.message).toMatch(/^OPENAI_BASE_URL must be an http\(s\) url \(got "localhost:8080"\)/)
+    expect(error.message).toMatch(/^OPENAI_BASE_URL localhost:8080 is not an http\(s\) URL/)
   })
 
   it('refuses a named config file that does not exist', () => {
@@ -362,7 +371,137 @@ describe('maskedConfig', () => {
     expect(printed).not.toContain('tok-987654')
     expect(printed).not.toContain('tok-123456789')
     expect(maskedConfig(config).api.apiKey).toBe('(set, hidden) from OPENAI_API_KEY')
-    expect(maskedConfig(config).storage.url).toContain('authToken=hidden')
+    expect(maskedConfig(config).storage.url).toBe('libsql://db.turso.io?authToken=***')
     expect(maskedConfig(config).compressor).toEqual(config.compressor)
+  })
+})
+
+describe('defaults', () => {
+  it('the default Anthropic model is not in the SDK’s table of deprecated models', () => {
+    const require = createRequire(import.meta.url)
+    const sdk = dirname(require.resolve('@anthropic-ai/sdk'))
+    const { DEPRECATED_MODELS } = require(join(sdk, 'internal/data/deprecated-models.js')) as {
+      DEPRECATED_MODELS: Record<string, string>
+    }
+    expect(Object.keys(DEPRECATED_MODELS)).toContain('claude-sonnet-4-5')
+    expect(Object.keys(DEPRECATED_MODELS)).not.toContain(DEFAULT_MODEL_IDS.anthropic)
+  })
+})
+
+describe('loadConfig: overrides (the command line)', () => {
+  it('dbPath wins over ENGRAM_DB_URL and the file, relative to cwd, and the memory files follow it', () => {
+    const place = toml('[hermes.storage]\ndb_path = "file.db"\n')
+    const config = loadConfig({
+      cwd: place.dir,
+      env: { ENGRAM_DB_URL: 'env.db' },
+      overrides: { dbPath: 'cli/agent.db' },
+    })
+    expect(config.storage.url).toBe(join(place.dir, 'cli/agent.db'))
+    expect(config.memoryFiles.memoryPath).toBe(join(place.dir, 'cli/MEMORY.md'))
+    expect(config.memoryFiles.userPath).toBe(join(place.dir, 'cli/USER.md'))
+    expect(config.origin?.env).toEqual([])
+  })
+
+  it('two databases never share memory files unless the file names them', () => {
+    const dir = mkdtempSync(join(root, 'two-'))
+    const a = loadConfig({ cwd: dir, env: {}, overrides: { dbPath: 'a/x.db' } }).memoryFiles
+    const b = loadConfig({ cwd: dir, env: {}, overrides: { dbPath: 'b/x.db' } }).memoryFiles
+    expect(a.memoryPath).not.toBe(b.memoryPath)
+    expect(a.userPath).not.toBe(b.userPath)
+    const fromEnv = loadConfig({ cwd: dir, env: { ENGRAM_DB_URL: 'c/x.db' } }).memoryFiles
+    expect(fromEnv.memoryPath).toBe(join(dir, 'c/MEMORY.md'))
+    const named = json({ memory: { memory_md_path: 'notes/M.md' } })
+    const pinned = loadConfig({ cwd: named.dir, env: {}, overrides: { dbPath: 'a/x.db' } }).memoryFiles
+    expect(pinned.memoryPath).toBe(join(named.dir, 'notes/M.md'))
+    expect(pinned.userPath).toBe(join(named.dir, 'a/USER.md'))
+  })
+
+  it('a database that is not a local file keeps its memory files in ./data', () => {
+    const dir = mkdtempSync(join(root, 'remote-'))
+    for (const url of ['libsql://db.turso.io', ':memory:', 'postgres://h/db']) {
+      const { memoryFiles } = loadConfig({ cwd: dir, env: {}, overrides: { dbPath: url } })
+      expect(memoryFiles.memoryPath).toBe(join(dir, 'data/MEMORY.md'))
+    }
+    const file = loadConfig({ cwd: dir, env: {}, overrides: { dbPath: 'file:sub/ok.db' } })
+    expect(file.storage.url).toBe('file:sub/ok.db')
+    expect(file.memoryFiles.memoryPath).toBe(join(dir, 'sub/MEMORY.md'))
+  })
+
+  it('model sets the same models as HERMES_MODEL: the main one, and the compressor unless configured', () => {
+    const dir = mkdtempSync(join(root, 'model-'))
+    const cases: [Record<string, string>, { model?: string }][] = [
+      [{ HERMES_MODEL: 'm1' }, {}],
+      [{ HERMES_MODEL: 'other' }, { model: 'm1' }],
+    ]
+    for (const [env, overrides] of cases) {
+      const { models } = loadConfig({ cwd: dir, env, overrides })
+      expect([models.main.modelId, models.compressor.modelId]).toEqual(['m1', 'm1'])
+    }
+    const place = toml('[context_compressor]\ncompress_model = "cheap"\n')
+    const { models } = loadConfig({ cwd: place.dir, env: {}, overrides: { model: 'm1' } })
+    expect([models.main.modelId, models.compressor.modelId]).toEqual(['m1', 'cheap'])
+  })
+})
+
+describe('loadConfig: credentials in a base URL', () => {
+  const secret = 'sk-secret0123456789ABCDEF'
+  it.each([
+    [`http://user:${secret}@127.0.0.1:9/v1`, 'credentials in the base URL are not supported'],
+    [`http://127.0.0.1:9/v1?api-key=${secret}`, 'query string'],
+  ])('refuses %s naming the key and the fix, without the secret', (url, cause) => {
+    const dir = mkdtempSync(join(root, 'cred-'))
+    const fromEnv = configError({ dir }, { OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: url })
+    expect(fromEnv.message).toMatch(/^OPENAI_BASE_URL http:\/\/.*127\.0\.0\.1:9\/v1/)
+    const fromFile = configError(json({ api: { base_url: url, api_key: 'sk-file-1234' } }))
+    expect(fromFile.message).toMatch(/^api\.base_url in .*engram\.json/)
+    for (const error of [fromEnv, fromFile]) {
+      expect(error.message).toContain(cause)
+      expect(error.message).toContain('OPENAI_API_KEY')
+      expect(error.message).not.toContain(secret)
+    }
+  })
+})
+
+describe('describeConfig', () => {
+  it('names every value with the file’s own keys, secrets masked', () => {
+    const place = toml(`${ARTICLES_TOML}
+[api]
+base_url = "https://gw.example.com/v1"
+`)
+    const described = describeConfig(
+      loadConfig({ cwd: place.dir, env: { OPENAI_API_KEY: 'sk-live-abcdef123456' } }),
+    )
+    expect(described.hermes?.storage).toMatchObject({
+      db_path: join(place.dir, 'data/hermes.db'),
+      journal_mode: 'WAL',
+      busy_timeout: 1000,
+    })
+    expect(described.context_compressor).toMatchObject({ trigger_ratio: 0.75, tail_protect_tokens: 20_000 })
+    expect(described.models?.compressor?.model_id).toBe('your-cheap-model-id')
+    expect(described.memory_files?.memory_md_char_limit).toBe(2_200)
+    expect(described.nudge?.interval_tasks).toBe(15)
+    expect(described.api).toEqual({
+      provider: 'openai',
+      base_url: 'https://gw.example.com/v1',
+      api_key: '(set, hidden) from OPENAI_API_KEY',
+      timeout_seconds: 60,
+    })
+    expect(JSON.stringify(described)).not.toContain('abcdef123456')
+    const keys = (value: unknown): string[] =>
+      value && typeof value === 'object'
+        ? Object.entries(value).flatMap(([key, inner]) => [key, ...keys(inner)])
+        : []
+    expect(keys(described).filter((key) => /[A-Z]/.test(key))).toEqual([])
+  })
+
+  it('loads back into the same configuration', () => {
+    const place = toml(`${ARTICLES_TOML}
+[models.main]
+model_id = "big"
+price = { input = 3, output = 15 }
+`)
+    const config = loadConfig({ cwd: place.dir, env: {} })
+    const again = json(describeConfig(config))
+    expect(loadConfig({ cwd: again.dir, env: {} })).toEqual({ ...config, origin: expect.anything() })
   })
 })

@@ -1,5 +1,5 @@
 import { isAuthOrNetworkError } from '@engram/compressor'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { maskKey } from '../src/providers/errors.ts'
 import { ANTHROPIC_KEY, localProvider, OPENAI_KEY, rejectionOf, type Vendor } from './providers-helpers.ts'
 import { anthropicAnswer, anthropicError, messageJson } from './servers/anthropic.ts'
@@ -124,11 +124,22 @@ describe.each(['openai', 'anthropic'] as const)('%s provider errors', (vendor) =
         { 'retry-after': '1' },
       )
     server = await startServer([limited, answer(vendor)])
-    const started = Date.now()
-    const result = await localProvider(vendor, server.origin).chat(ask)
-    expect(result.message.content).toBe('ok')
-    expect(server.requests).toHaveLength(2)
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950)
+    // A fake clock: the SDK's wait is observed and skipped, not slept through.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      const waits = vi.spyOn(globalThis, 'setTimeout')
+      const pending = localProvider(vendor, server.origin).chat(ask)
+      const retryWait = () => waits.mock.calls.find(([, ms]) => ms === 1_000)
+      await vi.waitFor(() => expect(retryWait()).toBeDefined())
+      await vi.advanceTimersByTimeAsync(999)
+      expect(server.requests).toHaveLength(1)
+      await vi.advanceTimersByTimeAsync(1)
+      const result = await pending
+      expect(result.message.content).toBe('ok')
+      expect(server.requests).toHaveLength(2)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('429 that never ends: one message after the retries', async () => {

@@ -15,8 +15,6 @@ export interface CompressorConfig {
   repairToolPairs: boolean
   /** Tokens reserved for the model's reply: the usable window is `window - replyBudgetTokens`. */
   replyBudgetTokens: number
-  /** Model id for the summariser (`compress_model`); null means the caller's default. */
-  compressModel: string | null
 }
 
 export const DEFAULT_COMPRESSOR_CONFIG: Readonly<CompressorConfig> = Object.freeze({
@@ -27,7 +25,6 @@ export const DEFAULT_COMPRESSOR_CONFIG: Readonly<CompressorConfig> = Object.free
   summaryMaxTokens: 1_500,
   repairToolPairs: true,
   replyBudgetTokens: 4_096,
-  compressModel: null,
 })
 
 type Check = (value: unknown) => string | null
@@ -39,8 +36,6 @@ const count: Check = (v) =>
 const positive: Check = (v) =>
   Number.isInteger(v) && (v as number) > 0 ? null : 'must be a positive integer'
 const boolean: Check = (v) => (typeof v === 'boolean' ? null : 'must be true or false')
-const modelId: Check = (v) =>
-  v === null || (typeof v === 'string' && v.trim() !== '') ? null : 'must be a non-empty model id string'
 
 const FIELDS: Record<keyof CompressorConfig, Check> = {
   triggerRatio: ratio,
@@ -50,7 +45,6 @@ const FIELDS: Record<keyof CompressorConfig, Check> = {
   summaryMaxTokens: positive,
   repairToolPairs: boolean,
   replyBudgetTokens: count,
-  compressModel: modelId,
 }
 
 const FIELD_NAMES = Object.keys(FIELDS) as (keyof CompressorConfig)[]

@@ -22,7 +22,6 @@ describe('defaults', () => {
     ['tailProtectTokens', -1],
     ['toolOutputCharLimit', 0],
     ['repairToolPairs', 'yes'],
-    ['compressModel', ''],
     ['summaryMaxTokens', null],
   ])('rejects %s = %j with an error naming the key', (key, value) => {
     expect(() => resolveConfig({ [key]: value })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG' }))

@@ -1,4 +1,4 @@
-import { type EngramConfig, loadConfig, maskedConfig, maskUrl } from '@engram/agent'
+import { describeConfig, type EngramConfig, loadConfig, maskUrl } from '@engram/agent'
 import { openStore } from '@engram/core'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
@@ -78,9 +78,9 @@ export function registerDoctor(program: Command, io: Io): void {
       }
       checks.push(...(await storeChecks(config)))
       checks.push(...(await checkMemoryFiles(config.memoryFiles)))
-      checks.push({ name: 'model', ...(await probeProvider(config.api, io.env)) })
+      checks.push({ name: 'model', ...(await probeProvider(config, io.env)) })
       const ok = checks.every((c) => c.ok)
-      const effective = maskedConfig(config)
+      const effective = describeConfig(config)
       const { out } = ctx
       if (out.json) out.printJson({ ok, checks, config: effective })
       else {

@@ -1,5 +1,17 @@
 import { existsSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import {
+  DEFAULT_COMPRESSOR_CONFIG as C,
+  DEFAULT_COMPACT_TRIGGER_RATIO,
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_DATABASE_PATH,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MEMORY_CHAR_LIMIT,
+  DEFAULT_MODEL_IDS,
+  DEFAULT_NUDGE_INTERVAL_TASKS,
+  DEFAULT_TIMEOUT_SECONDS,
+  DEFAULT_USER_CHAR_LIMIT,
+} from '@engram/agent'
 import { EngramError } from '@engram/core'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
@@ -12,41 +24,42 @@ const CONFIG_TEMPLATE = `# Engram configuration. Every key is optional; these ar
 # Check it with \`engram doctor\`.
 
 [hermes.storage]
-db_path = "./data/engram.db"   # a file, or a Turso url: libsql://<db>-<org>.turso.io (token: ENGRAM_DB_AUTH_TOKEN)
+db_path = "${DEFAULT_DATABASE_PATH}"   # a file, or a Turso url: libsql://<db>-<org>.turso.io (token: ENGRAM_DB_AUTH_TOKEN)
 journal_mode = "WAL"           # readers never block the writer; several processes can share the file
 synchronous = "NORMAL"         # durable across application crashes in WAL mode; FULL is slower
 busy_timeout = 1000            # ms SQLite waits for a lock before Engram's own retries start
 fts_enabled = true             # full-text search is always on
 
 [context_compressor]
-trigger_ratio = 0.75           # compress when the prompt reaches 75% of the usable window
-head_protect_messages = 3      # messages after the system prompt kept verbatim
-tail_protect_tokens = 20000    # recent tokens kept verbatim
-tool_output_char_limit = 200   # older tool outputs longer than this become one-line placeholders
+trigger_ratio = ${C.triggerRatio}           # compress when the prompt reaches 75% of the usable window
+head_protect_messages = ${C.headProtectMessages}      # messages after the system prompt kept verbatim
+tail_protect_tokens = ${C.tailProtectTokens}    # recent tokens kept verbatim
+tool_output_char_limit = ${C.toolOutputCharLimit}   # older tool outputs longer than this become one-line placeholders
 # compress_model = "your-cheap-model-id"   # the summariser; defaults to the main model
-repair_tool_pairs = true       # never leave a tool call without its result (or the reverse)
-summary_max_tokens = 1500      # cap on each summary
+repair_tool_pairs = ${C.repairToolPairs}       # never leave a tool call without its result (or the reverse)
+summary_max_tokens = ${C.summaryMaxTokens}      # cap on each summary
 
 [memory_files]
-memory_md_char_limit = 2200    # MEMORY.md, the agent's notes (about 800 tokens)
-user_md_char_limit = 1375      # USER.md, the user profile (about 500 tokens)
-compact_trigger_ratio = 0.9    # above this share of the cap the agent consolidates
+memory_md_char_limit = ${DEFAULT_MEMORY_CHAR_LIMIT}    # MEMORY.md, the agent's notes (about 800 tokens)
+user_md_char_limit = ${DEFAULT_USER_CHAR_LIMIT}      # USER.md, the user profile (about 500 tokens)
+compact_trigger_ratio = ${DEFAULT_COMPACT_TRIGGER_RATIO}    # above this share of the cap the agent consolidates
 
 [nudge]
-interval_tasks = 15            # every 15 tasks the agent reviews its work into MEMORY.md
+interval_tasks = ${DEFAULT_NUDGE_INTERVAL_TASKS}            # the agent reviews its work into MEMORY.md every this many tasks; 0 turns it off
 
 [api]
 # base_url = "https://api.openai.com/v1"   # any OpenAI-compatible endpoint (or OPENAI_BASE_URL)
-timeout_seconds = 60
+timeout_seconds = ${DEFAULT_TIMEOUT_SECONDS}
 
 [models.main]
-# model_id = "gpt-4o-mini"     # or HERMES_MODEL
-max_tokens = 4096
-context_window = 128000
+# model_id = "${DEFAULT_MODEL_IDS.openai}"     # or HERMES_MODEL
+max_tokens = ${DEFAULT_MAX_TOKENS}
+context_window = ${DEFAULT_CONTEXT_WINDOW}
 
 [memory]
-memory_md_path = "./data/MEMORY.md"
-user_md_path = "./data/USER.md"
+# By default MEMORY.md and USER.md live beside the database (so --db moves them too).
+# memory_md_path = "./data/MEMORY.md"
+# user_md_path = "./data/USER.md"
 `
 
 /** `engram init [file]`: writes the commented config; refuses to overwrite one without --force. */

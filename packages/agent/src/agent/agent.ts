@@ -77,7 +77,9 @@ class EngramAgent implements Agent {
     const aux = auxModel(options, this.#config)
     // The tool specs go with every request: counted once, against the window, by the compressor too.
     const toolTokens = counter.countText(
-      JSON.stringify(this.#tools.map(({ name, description, parameters }) => ({ name, description, parameters }))),
+      JSON.stringify(
+        this.#tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
+      ),
     )
     this.#compressor = new ContextCompressor({
       window: this.#config.models.main.contextWindow,

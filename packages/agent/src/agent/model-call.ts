@@ -1,5 +1,4 @@
 import { type CallObserver, timedChat } from '../providers/auxiliary.ts'
-import { ProviderError } from '../providers/errors.ts'
 import type { ChatResult, ModelProvider, ToolSpec } from '../providers/types.ts'
 import type { Conversation } from './conversation.ts'
 import type { RunOptions } from './options.ts'
@@ -13,7 +12,7 @@ export interface MainCall {
 
 /**
  * One call of the main model over the conversation. The prompt tokens it reports become the
- * conversation's measurement; when the run is aborted mid-answer, the text the user already saw is kept in
+ * conversation's measurement; when the answer breaks off (abort, stall, dropped connection), the text the user already saw is kept in
  * the conversation, marked as cut off.
  */
 export async function callMainModel(
@@ -49,8 +48,9 @@ export async function callMainModel(
         : null
     return result
   } catch (error) {
-    const aborted = options.signal?.aborted || (error instanceof ProviderError && error.code === 'ABORTED')
-    if (aborted && partial.length > 0)
+    // Text the user already saw is part of the conversation, however the answer broke off (an abort, a
+    // stall, a dropped connection): keep it, marked as cut off.
+    if (partial.length > 0)
       await conversation.append({ role: 'assistant', content: `${partial.join('')} [interrupted]` })
     throw error
   }

@@ -1,5 +1,10 @@
 import { DEFAULT_COMPRESSOR_CONFIG, type TokenCounter } from '@engram/compressor'
 import type { Store } from '@engram/core'
+import {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_NUDGE_INTERVAL_TASKS,
+} from '../config/defaults.ts'
 import type { EngramConfig, ModelConfig } from '../config/types.ts'
 import type { MemoryFiles } from '../memory/memory-files.ts'
 import type { ModelProvider } from '../providers/types.ts'
@@ -11,8 +16,6 @@ export const DEFAULT_MAX_STEPS = 12
 
 /** The parts of {@link EngramConfig} the loop reads. */
 export type AgentConfig = Pick<EngramConfig, 'compressor' | 'nudge' | 'models'>
-
-const DEFAULT_CONTEXT_WINDOW = 128_000
 
 export interface CreateAgentOptions {
   store: Store
@@ -61,10 +64,10 @@ export function withDefaults(options: CreateAgentOptions): AgentConfig {
   const config = options.config ?? {}
   return {
     compressor: config.compressor ?? { ...DEFAULT_COMPRESSOR_CONFIG },
-    nudge: config.nudge ?? { intervalTasks: 15 },
+    nudge: config.nudge ?? { intervalTasks: DEFAULT_NUDGE_INTERVAL_TASKS },
     models: config.models ?? {
-      main: model(options.provider, 4_096),
-      compressor: model(options.auxProvider ?? options.provider, 1_500),
+      main: model(options.provider, DEFAULT_MAX_TOKENS),
+      compressor: model(options.auxProvider ?? options.provider, DEFAULT_COMPRESSOR_CONFIG.summaryMaxTokens),
     },
   }
 }

@@ -11,7 +11,6 @@ const GUIDANCE: Record<string, string> = {
     'session_search: when the user refers to an earlier conversation ("last time", "what did I say about …", "上次…"), or earlier context would help, search past sessions and answer from what it returns; say so when nothing is found.',
 }
 
-
 /** `2026-12-01` in local time: the date, never the time, so the prompt stays the same all day. */
 function localDate(now: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0')

@@ -1,25 +1,31 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, extname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { type CompressorConfig, resolveConfig } from '@engram/compressor'
-import { DEFAULT_DATABASE_PATH, EngramError, type StoreOptions } from '@engram/core'
-import { parse as parseToml } from 'smol-toml'
+import { EngramError, type StoreOptions } from '@engram/core'
+import { parse as parseToml, TomlError } from 'smol-toml'
 import type { z } from 'zod'
+import { baseUrlProblem } from '../providers/endpoint.ts'
+import {
+  DEFAULT_COMPACT_TRIGGER_RATIO,
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_DATABASE_PATH,
+  DEFAULT_MAX_TOKENS,
+  DEFAULT_MEMORY_CHAR_LIMIT,
+  DEFAULT_MODEL_IDS,
+  DEFAULT_NUDGE_INTERVAL_TASKS,
+  DEFAULT_TIMEOUT_SECONDS,
+  DEFAULT_USER_CHAR_LIMIT,
+  MEMORY_FILE_NAME,
+  USER_FILE_NAME,
+} from './defaults.ts'
+import { maskUrl } from './mask.ts'
 import { type ConfigFile, ConfigFileSchema, knownKeys } from './schema.ts'
 import type { ApiConfig, EngramConfig, MemoryFilesConfig, ModelConfig } from './types.ts'
 
 /** The files looked for in the working directory when no file is named, in this order. */
 export const CONFIG_FILE_NAMES = ['engram.toml', 'engram.json'] as const
 
-/** The model used when the configuration names none, per provider. */
-export const DEFAULT_MODEL_IDS: Readonly<Record<ApiConfig['provider'], string>> = {
-  openai: 'gpt-4o-mini',
-  anthropic: 'claude-sonnet-4-5',
-  offline: 'engram-offline',
-}
-
-const DEFAULT_CONTEXT_WINDOW = 128_000
-const DEFAULT_MAX_TOKENS = 4_096
-const DEFAULT_TIMEOUT_SECONDS = 60
 const SECRET_KEYS = new Set(['api_key', 'auth_token'])
 const URL_WITH_SCHEME = /^[a-z][a-z0-9+.-]*:/i
 
@@ -35,12 +41,26 @@ export interface LoadConfigOptions {
   cwd?: string
   /** The environment (default `process.env`); it overrides the file. */
   env?: Env
+  /** Command-line values; they override the environment and the file. */
+  overrides?: ConfigOverrides
+}
+
+/** What a command line may set on top of the file and the environment (`--db`, `--model`). */
+export interface ConfigOverrides {
+  /**
+   * The database: a path (relative to `cwd`) or a url (`libsql://…`, `file:…`, `:memory:`). Wins over
+   * `ENGRAM_DB_URL` and the file; the memory files follow it unless the file names their paths.
+   */
+  dbPath?: string
+  /** The main model id. Wins over `HERMES_MODEL` and the file, and, like them, is also the compressor's model unless one is configured. */
+  model?: string
 }
 
 const invalid = (message: string, cause?: unknown) =>
   new EngramError('INVALID_CONFIG', message, cause === undefined ? undefined : { cause })
 
-const firstLine = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0]
+const firstLine = (error: unknown) =>
+  (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''
 
 function readConfigFile(path: string): unknown {
   let text: string
@@ -56,11 +76,24 @@ function readConfigFile(path: string): unknown {
   try {
     return json ? JSON.parse(text) : parseToml(text)
   } catch (cause) {
+    const at = syntaxPosition(cause, text)
+    const where = at ? ` at line ${at.line}, column ${at.column}` : ''
+    const reason = firstLine(cause).replace(/^Invalid TOML document: /, '')
     throw invalid(
-      `${path} is not valid ${json ? 'JSON' : 'TOML'}: ${firstLine(cause)}. Fix the syntax there.`,
+      `${path} is not valid ${json ? 'JSON' : 'TOML'}${where}: ${reason}. Fix the syntax there.`,
       cause,
     )
   }
+}
+
+/** Line and column (1-based) of a parse error: smol-toml reports them, JSON.parse a character position. */
+function syntaxPosition(error: unknown, text: string): { line: number; column: number } | null {
+  if (error instanceof TomlError) return { line: error.line, column: error.column }
+  const position = /at position (\d+)/.exec(firstLine(error))?.[1]
+  if (position === undefined) return null
+  const before = text.slice(0, Number(position))
+  const lineStart = before.lastIndexOf('\n') + 1
+  return { line: before.split('\n').length, column: before.length - lineStart + 1 }
 }
 
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
@@ -70,8 +103,9 @@ function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 function shown(value: unknown, path: readonly PropertyKey[]): string {
-  if (SECRET_KEYS.has(String(path.at(-1)))) return 'a value that is not shown'
-  const json = JSON.stringify(value) ?? String(value)
+  const key = String(path.at(-1))
+  if (SECRET_KEYS.has(key)) return 'a value that is not shown'
+  const json = JSON.stringify(typeof value === 'string' ? maskUrl(value) : value) ?? String(value)
   return json.length > 60 ? `${json.slice(0, 57)}...` : json
 }
 
@@ -113,7 +147,8 @@ function either<T>(a: T | undefined, aName: string, b: T | undefined, bName: str
   return a ?? b
 }
 
-function withoutUndefined<T extends object>(value: T): T {
+/** `value` without its undefined fields (optional config fields are absent, never `undefined`). */
+export function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T
 }
 
@@ -127,10 +162,10 @@ function envReader(env: Env, used: string[]) {
   }
 }
 
-function checkUrl(value: string | undefined, name: string): string | undefined {
-  if (value !== undefined && !/^https?:\/\/[^/\s]+/i.test(value)) {
-    throw invalid(`${name} must be an http(s) url (got ${JSON.stringify(value)}). Fix or unset it.`)
-  }
+/** A base URL that the providers can use, or INVALID_CONFIG naming where it was set (its secrets masked). */
+function checkBaseUrl(value: string | undefined, name: string, keyVariable: string): string | undefined {
+  const problem = value === undefined ? null : baseUrlProblem(value, keyVariable)
+  if (problem) throw invalid(`${name} ${maskUrl(value as string)} ${problem}.`)
   return value
 }
 
@@ -140,9 +175,10 @@ interface Context {
   fileDir: string
   cwd: string
   fromEnv: (name: string) => string | undefined
+  overrides: ConfigOverrides
 }
 
-function resolveStorage({ file, where, fileDir, cwd, fromEnv }: Context): StoreOptions {
+function resolveStorage({ file, where, fileDir, cwd, fromEnv, overrides }: Context): StoreOptions {
   const storage = file.hermes?.storage ?? {}
   const fileUrl = either(
     file.memory?.sqlite_path,
@@ -151,7 +187,7 @@ function resolveStorage({ file, where, fileDir, cwd, fromEnv }: Context): StoreO
     'hermes.storage.db_path',
     where,
   )
-  const envUrl = fromEnv('ENGRAM_DB_URL')
+  const envUrl = overrides.dbPath?.trim() || fromEnv('ENGRAM_DB_URL')
   const url = envUrl
     ? place(envUrl, cwd)
     : fileUrl
@@ -187,7 +223,9 @@ function resolveApi({ file, where, fromEnv }: Context): ApiConfig {
   const baseEnv = provider === 'openai' ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL'
   return withoutUndefined({
     provider,
-    baseUrl: checkUrl(fromEnv(baseEnv), baseEnv) ?? file.api?.base_url,
+    baseUrl:
+      checkBaseUrl(fromEnv(baseEnv), baseEnv, envName) ??
+      checkBaseUrl(file.api?.base_url, `api.base_url in ${where}`, envName),
     apiKey,
     apiKeySource: envKey ? envName : `api.api_key in ${where}`,
     timeoutSeconds,
@@ -209,7 +247,7 @@ function resolveModel(
   })
 }
 
-function resolveCompressor(file: ConfigFile, compressModel: string | undefined): CompressorConfig {
+function resolveCompressor(file: ConfigFile): CompressorConfig {
   const table = file.context_compressor ?? {}
   return resolveConfig({
     triggerRatio: table.trigger_ratio,
@@ -219,20 +257,43 @@ function resolveCompressor(file: ConfigFile, compressModel: string | undefined):
     summaryMaxTokens: table.summary_max_tokens,
     repairToolPairs: table.repair_tool_pairs,
     replyBudgetTokens: table.reply_budget_tokens,
-    compressModel: compressModel ?? null,
   })
 }
 
-function resolveMemoryFiles({ file, fileDir, cwd }: Context): MemoryFilesConfig {
+/**
+ * The folder the memory files live in when the file names no path: the database's own folder, so two
+ * databases never share memory files by accident. A database that is not a local file (a remote url,
+ * `:memory:`) has no folder; its memory files go to `./data` under `cwd`.
+ */
+export function memoryFolderFor(databaseUrl: string, cwd: string): string {
+  if (databaseUrl.startsWith('file://')) {
+    try {
+      return dirname(fileURLToPath(databaseUrl.replace(/[?#].*$/, '')))
+    } catch {
+      return resolve(cwd, dirname(DEFAULT_DATABASE_PATH)) // a file url on another host
+    }
+  }
+  // `file:sub/x.db` is relative (as libSQL reads it), not `file:///sub/x.db`.
+  if (databaseUrl.startsWith('file:')) {
+    return dirname(resolve(cwd, databaseUrl.slice('file:'.length).replace(/[?#].*$/, '')))
+  }
+  if (databaseUrl === ':memory:' || URL_WITH_SCHEME.test(databaseUrl)) {
+    return resolve(cwd, dirname(DEFAULT_DATABASE_PATH))
+  }
+  return dirname(resolve(cwd, databaseUrl))
+}
+
+function resolveMemoryFiles({ file, fileDir, cwd }: Context, databaseUrl: string): MemoryFilesConfig {
   const limits = file.memory_files ?? {}
-  const at = (value: string | undefined, fallback: string) =>
-    value ? place(value, fileDir) : place(fallback, cwd)
+  const folder = memoryFolderFor(databaseUrl, cwd)
+  const at = (value: string | undefined, name: string) =>
+    value ? place(value, fileDir) : resolve(folder, name)
   return {
-    memoryPath: at(file.memory?.memory_md_path, './data/MEMORY.md'),
-    userPath: at(file.memory?.user_md_path, './data/USER.md'),
-    memoryCharLimit: limits.memory_md_char_limit ?? 2_200,
-    userCharLimit: limits.user_md_char_limit ?? 1_375,
-    compactTriggerRatio: limits.compact_trigger_ratio ?? 0.9,
+    memoryPath: at(file.memory?.memory_md_path, MEMORY_FILE_NAME),
+    userPath: at(file.memory?.user_md_path, USER_FILE_NAME),
+    memoryCharLimit: limits.memory_md_char_limit ?? DEFAULT_MEMORY_CHAR_LIMIT,
+    userCharLimit: limits.user_md_char_limit ?? DEFAULT_USER_CHAR_LIMIT,
+    compactTriggerRatio: limits.compact_trigger_ratio ?? DEFAULT_COMPACT_TRIGGER_RATIO,
   }
 }
 
@@ -255,9 +316,10 @@ function findFile(options: LoadConfigOptions, cwd: string): string | null {
 /**
  * The effective configuration: the config file (named, or `engram.toml` / `engram.json` in `cwd`, or
  * none), validated against one schema, then the environment on top (`OPENAI_API_KEY`, `OPENAI_BASE_URL`,
- * `HERMES_MODEL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `ENGRAM_DB_URL`, `ENGRAM_DB_AUTH_TOKEN`). With
- * no API key anywhere the provider is `offline`. Relative paths in the file are resolved against the file's
- * folder, other relative paths against `cwd`.
+ * `HERMES_MODEL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `ENGRAM_DB_URL`, `ENGRAM_DB_AUTH_TOKEN`), then
+ * `overrides` (the command line). With no API key anywhere the provider is `offline`. Relative paths in the
+ * file are resolved against the file's folder, other relative paths against `cwd`. Unless the file names
+ * them, `MEMORY.md` and `USER.md` live in the database's folder. Defaults come from `./defaults.ts`.
  *
  * Throws an EngramError with code INVALID_CONFIG whose one-line message names the file, the key and what it
  * expects (a secret's value is never repeated). Reads at most one small file; touches nothing else.
@@ -274,6 +336,7 @@ export function loadConfig(options: LoadConfigOptions = {}): EngramConfig {
     fileDir: path ? dirname(path) : cwd,
     cwd,
     fromEnv: envReader(env, used),
+    overrides: options.overrides ?? {},
   }
   const storage = resolveStorage(context)
   const api = resolveApi(context)
@@ -284,14 +347,17 @@ export function loadConfig(options: LoadConfigOptions = {}): EngramConfig {
     'context_compressor.compress_model',
     context.where,
   )
-  const compressor = resolveCompressor(file, compressModel)
+  const compressor = resolveCompressor(file)
   const mainId =
-    context.fromEnv('HERMES_MODEL') ?? file.models?.main?.model_id ?? DEFAULT_MODEL_IDS[api.provider]
+    context.overrides.model?.trim() ||
+    context.fromEnv('HERMES_MODEL') ||
+    file.models?.main?.model_id ||
+    DEFAULT_MODEL_IDS[api.provider]
   return {
     storage,
     compressor,
-    memoryFiles: resolveMemoryFiles(context),
-    nudge: { intervalTasks: file.nudge?.interval_tasks ?? 15 },
+    memoryFiles: resolveMemoryFiles(context, storage.url ?? DEFAULT_DATABASE_PATH),
+    nudge: { intervalTasks: file.nudge?.interval_tasks ?? DEFAULT_NUDGE_INTERVAL_TASKS },
     api,
     models: {
       main: resolveModel(file.models?.main, mainId, DEFAULT_MAX_TOKENS),

@@ -101,7 +101,7 @@ export const ConfigFileSchema = z
         compact_trigger_ratio: ratio(),
       })
       .partial(),
-    nudge: z.strictObject({ interval_tasks: wholeNumber(1) }).partial(),
+    nudge: z.strictObject({ interval_tasks: wholeNumber(0) }).partial(),
     api: z
       .strictObject({
         provider: z.enum(PROVIDERS, { error: `one of ${PROVIDERS.join(', ')}` }),

@@ -17,11 +17,6 @@ import {
 } from './operations.ts'
 import { renderBlock } from './snapshot.ts'
 
-/** The defaults of `[memory_files]`: the caps in characters as the user sees them, and the nudge ratio. */
-export const DEFAULT_MEMORY_CHAR_LIMIT = 2_200
-export const DEFAULT_USER_CHAR_LIMIT = 1_375
-export const DEFAULT_COMPACT_TRIGGER_RATIO = 0.9
-
 /** Usage of one memory file. */
 export interface MemoryUsage {
   chars: number

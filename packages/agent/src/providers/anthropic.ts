@@ -5,6 +5,7 @@ import type {
   RawMessageStreamEvent,
   Usage,
 } from '@anthropic-ai/sdk/resources/messages/messages'
+import { DEFAULT_MAX_TOKENS } from '../config/defaults.ts'
 import {
   finishReasonOf,
   fromAnthropicContent,
@@ -18,8 +19,6 @@ import { once } from './http.ts'
 import type { ChatRequest, ChatResult, ChatUsage, ModelProvider } from './types.ts'
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com'
-/** `max_tokens` is required by the Messages API; used when the request gives none. */
-const DEFAULT_MAX_TOKENS = 4096
 
 type UsageFields = Partial<
   Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens'>
@@ -40,6 +39,7 @@ function usageOf(usage: UsageFields | null | undefined): ChatUsage {
 function requestBody(request: ChatRequest, model: string): MessageCreateParamsBase {
   const body: MessageCreateParamsBase = {
     model,
+    // The Messages API requires max_tokens; the configured default when the request gives none.
     max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
     // The frozen system prompt is the cache breakpoint: tools and system are cached as one prefix.
     system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],

@@ -13,26 +13,43 @@ interface VendorCall<Event> {
   fromStream(events: AsyncIterable<Event>, onText: (delta: string) => void): Promise<ChatResult>
 }
 
+/** What a stream had delivered when it failed: the text so far, marked as interrupted. */
+function interrupted(text: string): ChatResult {
+  return {
+    message: { role: 'assistant', content: text },
+    finishReason: 'interrupted',
+    usage: { inputTokens: 0, outputTokens: 0 },
+  }
+}
+
 /**
  * The call path both SDK providers share: JSON when the request has no `onText`, otherwise an event stream
  * that must be one (a gateway's HTML page is shown, not parsed as an empty stream) and must not have been
- * cut by an abort. Every failure leaves as a {@link ProviderError}.
+ * cut by an abort. Every failure leaves as a {@link ProviderError}; when text had streamed before it, the
+ * error's `partial` holds that text (`finishReason: 'interrupted'`).
  */
 export async function callVendor<Event>(
   endpoint: Endpoint,
   request: ChatRequest,
   vendor: VendorCall<Event>,
 ): Promise<ChatResult> {
+  let streamed = ''
   try {
     if (!request.onText) return vendor.fromJson(await vendor.json())
+    const onText = request.onText
     const { data, response } = await vendor.stream()
     if (!response.headers.get('content-type')?.includes('text/event-stream')) {
       throw badResponse(endpoint, 'not as an event stream', await response.text())
     }
-    const result = await vendor.fromStream(data, request.onText)
+    const result = await vendor.fromStream(data, (delta) => {
+      streamed += delta
+      onText(delta)
+    })
     throwIfCancelled(request.signal)
     return result
   } catch (error) {
-    throw toProviderError(error, endpoint, await vendor.sdk().catch(() => undefined))
+    const failure = toProviderError(error, endpoint, await vendor.sdk().catch(() => undefined))
+    if (streamed) failure.partial ??= interrupted(streamed)
+    throw failure
   }
 }

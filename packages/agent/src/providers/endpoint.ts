@@ -1,6 +1,12 @@
+import {
+  DEFAULT_ANSWER_TIMEOUT_SECONDS,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_SECONDS,
+} from '../config/defaults.ts'
+import { maskUrl } from '../config/mask.ts'
 import type { Endpoint } from './errors.ts'
 import { ProviderError } from './errors.ts'
-import { type FetchFunction, type ProxyEnv, proxyAwareFetch, proxyFor } from './http.ts'
+import { answerDeadlines, type FetchFunction, type ProxyEnv, proxyAwareFetch, proxyFor } from './http.ts'
 
 /** What a network provider needs; the config module fills it from `EngramConfig.api` and a `ModelConfig`. */
 export interface ProviderOptions {
@@ -10,8 +16,13 @@ export interface ProviderOptions {
   /** Defaults to the vendor's public API. */
   baseUrl?: string
   model: string
-  /** Per attempt; default 60. */
+  /**
+   * Per attempt: the longest wait for the answer to start and the longest silence inside it (between
+   * streamed chunks, or within a JSON body); default 60.
+   */
   timeoutSeconds?: number
+  /** Per attempt: the longest the whole answer may take, however steadily it arrives; default 600. */
+  answerTimeoutSeconds?: number
   /** Retries after the first attempt on 429, 5xx, timeouts and connection errors; default 3. */
   maxRetries?: number
   /** Proxy variables (HTTP(S)_PROXY, NO_PROXY); defaults to `process.env`. Nothing else is read from it. */
@@ -38,15 +49,15 @@ export function resolveEndpoint(
     )
   }
   const baseUrl = (options.baseUrl?.trim() || vendor.defaultBaseUrl).replace(/\/+$/, '')
-  try {
-    new URL(baseUrl)
-  } catch {
+  const problem = baseUrlProblem(baseUrl, vendor.keyVariable)
+  if (problem) {
     throw new ProviderError(
-      'NOT_FOUND',
-      `${vendor.provider}: the base URL ${JSON.stringify(baseUrl)} is not a URL. Set it to something like ${vendor.defaultBaseUrl}.`,
+      'INVALID_CONFIG',
+      `${vendor.provider}: the base URL ${maskUrl(baseUrl)} ${problem} (for example ${vendor.defaultBaseUrl}).`,
     )
   }
   const env = options.env ?? process.env
+  const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS
   return {
     endpoint: {
       provider: vendor.provider,
@@ -56,11 +67,37 @@ export function resolveEndpoint(
       apiKey,
       apiKeySource,
       proxy: proxyFor(baseUrl, env),
-      timeoutSeconds: options.timeoutSeconds ?? 60,
-      maxRetries: options.maxRetries ?? 3,
+      timeoutSeconds,
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     },
-    fetch: proxyAwareFetch(env),
+    fetch: answerDeadlines(proxyAwareFetch(env), {
+      idleMs: timeoutSeconds * 1000,
+      totalMs:
+        Math.max(timeoutSeconds, options.answerTimeoutSeconds ?? DEFAULT_ANSWER_TIMEOUT_SECONDS) * 1000,
+    }),
   }
+}
+
+/**
+ * What is wrong with a base URL, as the end of a sentence that names the fix, or null when it can be used:
+ * it must be an http(s) URL, and carry no credentials (fetch refuses a user or password in a URL, and the
+ * SDKs append the API path after any query string). `keyVariable` is where the key belongs instead.
+ */
+export function baseUrlProblem(baseUrl: string, keyVariable: string): string | null {
+  let url: URL
+  try {
+    url = new URL(baseUrl)
+  } catch {
+    return 'is not a URL: set it to an http(s) URL'
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'is not an http(s) URL: set it to one'
+  if (url.username || url.password) {
+    return `has credentials in it: credentials in the base URL are not supported; put the key in ${keyVariable} and remove the user and password from the URL`
+  }
+  if (url.search || url.hash) {
+    return `has a query string or fragment: the SDK appends the API path after it, so it cannot work; put a key in ${keyVariable} and remove the query from the URL`
+  }
+  return null
 }
 
 /**

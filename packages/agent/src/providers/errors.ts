@@ -1,5 +1,7 @@
 import { redactSecrets } from '@engram/compressor'
-import type { ProxySetting } from './http.ts'
+import { maskUrl, withoutUrlSecrets } from '../config/mask.ts'
+import { type ProxySetting, StalledAnswerError } from './http.ts'
+import type { ChatResult } from './types.ts'
 
 type ErrorClass = abstract new (...args: never[]) => Error
 
@@ -28,6 +30,7 @@ export type ProviderErrorCode =
   | 'NETWORK'
   | 'BAD_RESPONSE'
   | 'ABORTED'
+  | 'INVALID_CONFIG'
 
 /**
  * A model call that failed for good (after the retries): `message` is one actionable line naming the
@@ -38,6 +41,11 @@ export class ProviderError extends Error {
   override readonly name = 'ProviderError'
   readonly code: ProviderErrorCode
   readonly status: number | undefined
+  /**
+   * The answer as far as it streamed before the failure (`finishReason: 'interrupted'`), when any text had
+   * arrived: the caller already showed it, and keeps it as the interrupted answer.
+   */
+  partial?: ChatResult
 
   constructor(code: ProviderErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
     super(message, { cause: options.cause })
@@ -66,6 +74,17 @@ export interface Endpoint {
   proxy: ProxySetting | null
   timeoutSeconds: number
   maxRetries: number
+}
+
+/** The chat URL as messages show it: secrets in the base URL masked. */
+function target(endpoint: Pick<Endpoint, 'baseUrl' | 'chatPath'>): string {
+  return `${maskUrl(endpoint.baseUrl)}${endpoint.chatPath}`
+}
+
+/** Server text with the key and the base URL's secret parts removed, in case the server echoed them. */
+function scrubbed(text: string, endpoint: Endpoint): string {
+  const masked = endpoint.apiKey ? text.split(endpoint.apiKey).join(maskKey(endpoint.apiKey)) : text
+  return redactSecrets(withoutUrlSecrets(masked, endpoint.baseUrl))
 }
 
 /** `sk-pro…wxyz (51 chars)`: enough to tell keys apart, never enough to use one. Short keys show nothing. */
@@ -106,9 +125,8 @@ function serverText(error: unknown, endpoint: Endpoint): string {
     (typeof body?.message === 'string' && body.message) ||
     (error instanceof Error ? error.message : String(error))
   // The SDKs prefix the status to the body's text; the messages below say the status themselves.
-  const line = (raw.split('\n')[0] ?? '').replace(/^\d{3} /, '').slice(0, 200)
-  const masked = endpoint.apiKey ? line.split(endpoint.apiKey).join(maskKey(endpoint.apiKey)) : line
-  return redactSecrets(masked)
+  const line = (raw.split('\n')[0] ?? '').replace(/^\d{3} /, '')
+  return scrubbed(line, endpoint).slice(0, 200)
 }
 
 function serverCodes(error: unknown): string[] {
@@ -133,7 +151,7 @@ function isModelNotFound(error: unknown, endpoint: Endpoint): boolean {
 
 /** What to change in a base URL that answered 404 for the chat path. */
 function baseUrlHint(endpoint: Pick<Endpoint, 'provider' | 'baseUrl'>): string {
-  const url = new URL(endpoint.baseUrl)
+  const url = new URL(maskUrl(endpoint.baseUrl))
   const path = url.pathname.replace(/\/+$/, '')
   const withPath = (p: string) => `${url.origin}${p}`
   if (/\/v1\/v1$/.test(path) || path.includes('/v1/v1/')) {
@@ -162,12 +180,24 @@ function networkCode(error: unknown): string | null {
 }
 
 function maskedProxy(proxy: ProxySetting): string {
-  return redactSecrets(proxy.url)
+  return maskUrl(proxy.url)
+}
+
+/** The {@link StalledAnswerError} behind `error` (the SDKs wrap what fetch or the body threw), if any. */
+function stallOf(error: unknown): StalledAnswerError | null {
+  const seen = new Set<unknown>()
+  let current = error
+  while (current !== null && typeof current === 'object' && !seen.has(current)) {
+    if (current instanceof StalledAnswerError) return current
+    seen.add(current)
+    current = (current as { cause?: unknown }).cause
+  }
+  return null
 }
 
 /** A failure with no HTTP status: an error event inside a stream, a malformed stream, or a refused request. */
 function withoutStatus(error: unknown, endpoint: Endpoint, said: string, sdk?: SdkErrors): ProviderError {
-  const where = `${endpoint.baseUrl}${endpoint.chatPath}`
+  const where = target(endpoint)
   if (sdk && error instanceof sdk.APIError) {
     return new ProviderError(
       'SERVER_ERROR',
@@ -185,8 +215,8 @@ function withoutStatus(error: unknown, endpoint: Endpoint, said: string, sdk?: S
     )
   }
   return new ProviderError(
-    'BAD_REQUEST',
-    `${endpoint.provider}: the call to ${where} failed before an answer came (${said}).`,
+    'NETWORK',
+    `${endpoint.provider}: the connection to ${where} failed before the answer was complete (${said}). Retry; if it persists, check the network and any proxy between you and the endpoint.`,
     { cause: error },
   )
 }
@@ -199,9 +229,17 @@ function withoutStatus(error: unknown, endpoint: Endpoint, said: string, sdk?: S
 export function toProviderError(error: unknown, endpoint: Endpoint, sdk?: SdkErrors): ProviderError {
   if (error instanceof ProviderError) return error
   const status = (error as { status?: unknown }).status
-  const where = `${endpoint.baseUrl}${endpoint.chatPath}`
+  const where = target(endpoint)
   const said = serverText(error, endpoint)
   const tries = `${endpoint.maxRetries + 1} attempt(s)`
+  const stall = stallOf(error)
+  if (stall) {
+    return new ProviderError(
+      'TIMEOUT',
+      `${endpoint.provider}: ${where} started answering, then ${stall.message}. Check that the endpoint (or a proxy in between) is healthy and retry, or raise api.timeout_seconds.`,
+      { cause: error },
+    )
+  }
   if (
     (sdk && error instanceof sdk.APIUserAbortError) ||
     (error as { name?: unknown }).name === 'AbortError'
@@ -252,14 +290,14 @@ export function toProviderError(error: unknown, endpoint: Endpoint, sdk?: SdkErr
   if ((status === 404 || status === 400) && isModelNotFound(error, endpoint)) {
     return new ProviderError(
       'MODEL_NOT_FOUND',
-      `${endpoint.provider}: the model ${JSON.stringify(endpoint.model)} is not available at ${endpoint.baseUrl} (${status}: ${said}). Set the model id (HERMES_MODEL or models.main.model_id) to one the endpoint lists.`,
+      `${endpoint.provider}: the model ${JSON.stringify(endpoint.model)} is not available at ${maskUrl(endpoint.baseUrl)} (${status}: ${said}). Set the model id (HERMES_MODEL or models.main.model_id) to one the endpoint lists.`,
       options,
     )
   }
   if (status === 404) {
     return new ProviderError(
       'NOT_FOUND',
-      `${endpoint.provider}: ${where} answered 404 (${said}): the base URL ${endpoint.baseUrl} is probably wrong. ${baseUrlHint(endpoint)}`,
+      `${endpoint.provider}: ${where} answered 404 (${said}): the base URL ${maskUrl(endpoint.baseUrl)} is probably wrong. ${baseUrlHint(endpoint)}`,
       options,
     )
   }
@@ -288,9 +326,9 @@ export function toProviderError(error: unknown, endpoint: Endpoint, sdk?: SdkErr
 export function badResponse(endpoint: Endpoint, what: string, body: unknown): ProviderError {
   const raw = (typeof body === 'string' ? body : JSON.stringify(body)) ?? String(body)
   const flat = raw.slice(0, 300).replace(/\s+/g, ' ').trim()
-  const start = redactSecrets(flat) + (raw.length > 300 ? '…' : '')
+  const start = scrubbed(flat, endpoint) + (raw.length > 300 ? '…' : '')
   return new ProviderError(
     'BAD_RESPONSE',
-    `${endpoint.provider}: ${endpoint.baseUrl}${endpoint.chatPath} answered 200 but ${what}; the body starts: ${start || '(empty)'} — the base URL probably points at a web page or a different API: check it.`,
+    `${endpoint.provider}: ${target(endpoint)} answered 200 but ${what}; the body starts: ${start || '(empty)'} — the base URL probably points at a web page or a different API: check it.`,
   )
 }

@@ -67,6 +67,97 @@ export function proxyAwareFetch(env: ProxyEnv): FetchFunction {
   }
 }
 
+/** An answer that stopped arriving (`idle`) or took longer than allowed in all (`total`). */
+export class StalledAnswerError extends Error {
+  override readonly name = 'StalledAnswerError'
+  /** Read by the SDKs' and the compressor's network checks: a stall is a timeout. */
+  readonly code = 'ETIMEDOUT'
+
+  constructor(
+    readonly kind: 'idle' | 'total',
+    readonly seconds: number,
+  ) {
+    super(
+      kind === 'idle'
+        ? `the answer stopped arriving: nothing for ${seconds} s`
+        : `the answer was not complete after ${seconds} s`,
+    )
+  }
+}
+
+/** The two limits on one attempt's answer body, in milliseconds. */
+export interface AnswerLimits {
+  /** The longest silence between two pieces of the body. */
+  idleMs: number
+  /** The longest the whole exchange may take, from the request to the body's end. */
+  totalMs: number
+}
+
+/**
+ * The body of `response`, read under `limits`: when a read waits past the idle limit or the deadline, the
+ * body fails with a {@link StalledAnswerError} and `cut` aborts the request (freeing the connection).
+ */
+function guardedBody(
+  body: ReadableStream<Uint8Array>,
+  limits: AnswerLimits,
+  deadline: number,
+  cut: AbortController,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const left = deadline - Date.now()
+      const stall =
+        left < limits.idleMs
+          ? new StalledAnswerError('total', limits.totalMs / 1000)
+          : new StalledAnswerError('idle', limits.idleMs / 1000)
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(stall), Math.max(0, Math.min(left, limits.idleMs)))
+      })
+      try {
+        const chunk = await Promise.race([reader.read(), timeout])
+        if (chunk.done) controller.close()
+        else controller.enqueue(chunk.value)
+      } catch (error) {
+        if (error === stall) {
+          cut.abort(stall)
+          reader.cancel(stall).catch(() => {})
+        }
+        controller.error(error)
+      } finally {
+        clearTimeout(timer)
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason)
+    },
+  })
+}
+
+/** Statuses a Response may not be built with a body for. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304])
+
+/**
+ * A fetch whose answers cannot stall: the body of every response is read under `limits` (the SDKs' own
+ * timeout stops at the response headers, so a server that sends headers, or one chunk, and then nothing
+ * would otherwise hold the call for good). The caller's abort signal still cancels the request.
+ */
+export function answerDeadlines(fetch: FetchFunction, limits: AnswerLimits): FetchFunction {
+  return async (input, init) => {
+    const deadline = Date.now() + limits.totalMs
+    const cut = new AbortController()
+    const signal = init?.signal ? AbortSignal.any([init.signal, cut.signal]) : cut.signal
+    const response = await fetch(input, { ...init, signal })
+    if (!response.body || NULL_BODY_STATUSES.has(response.status)) return response
+    return new Response(guardedBody(response.body, limits, deadline, cut), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    })
+  }
+}
+
 /**
  * `load` run at most once: the first call starts it, every call shares its promise. A failed load is
  * forgotten, so the next call tries again (a module that failed to load once may load later).

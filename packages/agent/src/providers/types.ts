@@ -42,8 +42,12 @@ export interface ChatUsage {
   cacheWriteTokens?: number
 }
 
-/** `stop`: a final answer; `tool_calls`: the model wants tools run; `length`: cut at `maxTokens`. */
-export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | (string & {})
+/**
+ * `stop`: a final answer; `tool_calls`: the model wants tools run; `length`: cut at `maxTokens`;
+ * `interrupted`: the stream broke off (a stall, a dropped connection, an abort) after some text, see
+ * {@link ProviderError.partial}.
+ */
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'interrupted' | (string & {})
 
 /** The assistant message always has the OpenAI wire shape (tool calls as `tool_calls`), ready to store. */
 export interface ChatResult {

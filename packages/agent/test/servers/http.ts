@@ -88,6 +88,21 @@ export async function sendEvents(res: ServerResponse, events: { event?: string; 
   res.end()
 }
 
+/**
+ * A reply that starts and then stalls: the status and headers, then `pieces` written one by one, then
+ * nothing more (the connection stays open until the server closes), as a stuck upstream behaves.
+ */
+export function stallAfter(contentType: string, pieces: string[]): Reply {
+  return async (_request, res) => {
+    res.writeHead(200, { 'content-type': contentType })
+    res.flushHeaders()
+    for (const piece of pieces) {
+      res.write(piece)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+}
+
 /** A reply that never answers (for timeouts); the connection is dropped when the server closes. */
 export const hang: Reply = () => {}
 
