@@ -1,5 +1,5 @@
 import { type EngramConfig, splitSystemPrompt, type ToolSpec } from '@engram/agent'
-import { bpeTokenCounter, countMessages } from '@engram/compressor'
+import { bpeTokenCounter, countMessages, estimateTokenCounter, textOf } from '@engram/compressor'
 import type { Store } from '@engram/core'
 import { html } from 'hono/html'
 import { formatInt, type Html, page, shortId } from './html.ts'
@@ -10,6 +10,9 @@ interface Section {
   tokens: number
   detail?: Html
 }
+
+/** Characters of message text up to which the page counts tokens exactly. */
+const EXACT_COUNT_LIMIT = 400_000
 
 /**
  * What the model sees for a session (the tip of its chain, where the next turn goes): the stored system
@@ -29,12 +32,20 @@ export async function contextPage(
   const messages = await store.getMessages(tip)
   const prompt = tipSession?.systemPrompt ?? ''
   const { memory, instructions: rest } = splitSystemPrompt(prompt)
+  // BPE-counting a huge uncompressed session would keep the page busy for seconds: past this much text the
+  // messages are estimated (the page says so); the prompt and the tool schemas are always counted.
+  const chars = messages.reduce(
+    (sum, m) => sum + textOf(m).length + JSON.stringify(m.tool_calls ?? '').length,
+    0,
+  )
+  const estimated = chars > EXACT_COUNT_LIMIT
   const counter = bpeTokenCounter
+  const messageCounter = estimated ? estimateTokenCounter : bpeTokenCounter
   const byRole = new Map<string, { count: number; tokens: number }>()
   for (const m of messages) {
     const entry = byRole.get(m.role) ?? { count: 0, tokens: 0 }
     entry.count++
-    entry.tokens += countMessages(counter, [m])
+    entry.tokens += countMessages(messageCounter, [m])
     byRole.set(m.role, entry)
   }
   const toolsJson = JSON.stringify(tools, null, 2)
@@ -67,7 +78,7 @@ export async function contextPage(
       ) => html`<tr><td>${s.name}</td><td class="n">${formatInt(s.tokens)}</td><td class="n">${pct(s.tokens)}</td>
         <td><span class="bar" style="width:${Math.min(100, (s.tokens / window) * 100) * 4}px;background:var(--accent)"></span></td></tr>`,
     )}</tbody></table>
-    <p class="muted">Counted with the BPE tokenizer (o200k); a provider's own count can differ by a few percent.</p>
+    <p class="muted">Counted with the BPE tokenizer (o200k)${estimated ? html`; the messages (${formatInt(chars)} characters) are <strong>estimated</strong> at about 4 characters per token` : ''}; a provider's own count can differ by a few percent.</p>
     <h2>System prompt</h2>${prompt ? html`<pre>${prompt}</pre>` : html`<p class="muted">No system prompt stored (the session has not run a turn yet).</p>`}
     <h2>Frozen memory block</h2>${memory ? html`<pre>${memory}</pre>` : html`<p class="muted">No memory block in the stored prompt.</p>`}
     <h2>Tool schemas</h2><pre>${toolsJson}</pre>`,
