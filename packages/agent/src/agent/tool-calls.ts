@@ -27,11 +27,7 @@ export async function runToolCalls(
 }
 
 /** The result of one call: the named tool's, or an error listing the tools there are. */
-function callTool(
-  tools: readonly AgentTool[],
-  call: ToolCall,
-  context: ToolContext,
-): Promise<ToolResult> {
+function callTool(tools: readonly AgentTool[], call: ToolCall, context: ToolContext): Promise<ToolResult> {
   const { name, arguments: args } = call.function
   const tool = tools.find((t) => t.name === name)
   if (tool) return runTool(tool, args, context)
