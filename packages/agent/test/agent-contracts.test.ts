@@ -1,5 +1,7 @@
 import type { ChatMessage, ToolCall } from '@engram/core'
+import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
+import { normaliseHistory } from '../src/agent/answer.ts'
 import {
   type AgentEvent,
   createOfflineModel,
@@ -180,6 +182,88 @@ describe('whatever tool calls a model sends, the session stays usable', () => {
     expect(await agent.run('list my sessions')).toBe('one')
     expect(await agent.run('and again')).toBe('two')
     expect(openaiProblems(bodyOf<{ messages: ChatMessage[] }>(server, 3))).toEqual([])
+  })
+})
+
+describe('a history stored with malformed tool calls (by an older version or another tool)', () => {
+  it('is sent in a valid shape, the same bytes on every request', async () => {
+    const w = world(dir, 'legacy')
+    const store = await w.open()
+    const session = await store.createSession({ source: 'cli', systemPrompt: 'stored prompt' })
+    await store.appendMessages(session.id, [
+      { role: 'user', content: 'save two things' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'dup', type: 'function', function: { name: 'memory', arguments: null } },
+          { id: 'dup', type: 'function', function: { arguments: { a: 1 } } },
+        ] as unknown as ToolCall[],
+      },
+      { role: 'tool', tool_call_id: 'dup', content: 'first result' },
+      { role: 'tool', tool_call_id: 'dup', content: 'second result' },
+      { role: 'assistant', content: 'Saved.' },
+    ])
+    const ok = (t: string) => openaiAnswer({ text: t, usage: { prompt: 5, completion: 1 } })
+    const server = await serve([ok('one'), ok('two')])
+    const agent = w.agent(store, localProvider('openai', server.origin, { maxRetries: 0 }))
+    await agent.resume(session.id)
+    expect(await agent.run('still there?')).toBe('one')
+    expect(await agent.run('and now?')).toBe('two')
+    const first = bodyOf<{ messages: ChatMessage[] }>(server, 0)
+    expect(openaiProblems(first)).toEqual([])
+    const [, , calls, a, b] = first.messages
+    expect(calls?.tool_calls?.map((c) => [c.function.name, c.function.arguments])).toEqual([
+      ['memory', '{}'],
+      [UNNAMED_TOOL, '{"a":1}'],
+    ])
+    // Each result still answers its own call, in order.
+    expect([a?.tool_call_id, b?.tool_call_id]).toEqual(calls?.tool_calls?.map((c) => c.id))
+    expect([a?.content, b?.content]).toEqual(['first result', 'second result'])
+    const second = bodyOf<{ messages: ChatMessage[] }>(server, 1)
+    expect(second.messages.slice(0, first.messages.length)).toEqual(first.messages)
+  })
+})
+
+describe('normaliseHistory (property)', () => {
+  const call = fc.record({
+    id: fc.constantFrom('', 'a', 'b', 'dup'),
+    type: fc.constant('function'),
+    function: fc.record(
+      {
+        name: fc.constantFrom('memory', '', 'session_search'),
+        arguments: fc.oneof(fc.constant(null), fc.constant('{}'), fc.dictionary(fc.string(), fc.integer())),
+      },
+      { requiredKeys: ['arguments'] },
+    ),
+  })
+  const turn = fc
+    .array(call, { maxLength: 4 })
+    .map((calls): ChatMessage[] => [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: null, tool_calls: calls as unknown as ToolCall[] },
+      ...calls.map((c, i): ChatMessage => ({ role: 'tool', tool_call_id: c.id, content: `result ${i}` })),
+    ])
+
+  it('gives unique ids, names and JSON-text arguments; each result keeps answering its own call; idempotent', () => {
+    fc.assert(
+      fc.property(fc.array(turn, { maxLength: 6 }), (turns) => {
+        const history = turns.flat()
+        const fixed = normaliseHistory(history)
+        expect(openaiProblems({ messages: fixed })).toEqual([])
+        for (let i = 0; i < fixed.length; i++) {
+          const message = fixed[i] as ChatMessage
+          if (message.role !== 'tool') continue
+          // The n-th result after a call message answers its n-th call, as it did before.
+          let start = i
+          while (fixed[start - 1]?.role === 'tool') start--
+          const asked = fixed[start - 1]?.tool_calls ?? []
+          expect(message.tool_call_id).toBe(asked[i - start]?.id)
+        }
+        expect(normaliseHistory(fixed)).toEqual(fixed)
+      }),
+      { numRuns: 200 },
+    )
   })
 })
 

@@ -1,5 +1,6 @@
 import { repairToolPairs } from '@engram/compressor'
 import type { ChatMessage, Session, Store, StoredMessage } from '@engram/core'
+import { normaliseHistory } from './answer.ts'
 import { wire } from './wire.ts'
 
 /** Provider-reported prompt tokens of the request that held the first `messages` history entries. */
@@ -45,9 +46,13 @@ export class Conversation {
     return stored
   }
 
-  /** The history as the provider gets it: wire shape, tool pairs repaired (a crash can leave a call unanswered). */
+  /**
+   * The history as the provider gets it: wire shape, tool calls in a shape both vendors accept (rows
+   * stored by older versions or other tools may not be), tool pairs repaired (a crash can leave a call
+   * unanswered).
+   */
   sendable(): ChatMessage[] {
-    return repairToolPairs(this.#history.map(wire)).messages
+    return repairToolPairs(normaliseHistory(this.#history.map(wire))).messages
   }
 
   /** The messages appended since the last review, in wire shape; starts the count again. */
