@@ -103,4 +103,31 @@ export const pruneSessions = z.object({
   source: identifier.optional(),
 })
 
+export const usageGroup = usageRecord.omit({ latencyMs: true }).extend({ calls: wholeNumber(0) })
+
+export const importSession = z.object({
+  session: newSession.extend({
+    id: identifier,
+    startedAt: epochMs,
+    endedAt: epochMs.nullish(),
+    endReason: endReason.nullish(),
+  }),
+  // Each message is checked by the codec, which names what is wrong with it.
+  messages: z.array(z.unknown(), { error: 'must be an array of messages' }).default([]),
+  usage: z.array(usageGroup).default([]),
+  episodes: z
+    .array(
+      newEpisode
+        .omit({ sessionId: true, firstMessageId: true, lastMessageId: true })
+        .extend({ firstMessageIndex: wholeNumber(0).nullish(), lastMessageIndex: wholeNumber(0).nullish() }),
+    )
+    .default([]),
+})
+
+export const resolveSession = z.object({
+  reference: identifier,
+  source: identifier.optional(),
+  userId: identifier.nullish(),
+})
+
 export const systemPrompt = z.string({ error: 'must be a string' }).pipe(text)
