@@ -2,15 +2,16 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { engram, engramPty, plain, seedConversation, tempDir, withStore } from './helpers.ts'
+import { builtBinary, engram, engramPty, plain, seedConversation, tempDir, withStore } from './helpers.ts'
 
-// Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
-vi.setConfig({ testTimeout: 120_000 })
+// The terminal cases start the built binary in a pseudo-terminal; the machine may be busy.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 300_000 })
 
 const dir = tempDir()
 const seeded = join(dir, 'seeded.db')
 
 beforeAll(async () => {
+  await builtBinary()
   await seedConversation(seeded)
 })
 

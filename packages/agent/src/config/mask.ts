@@ -10,11 +10,19 @@ export function maskUrl(url: string): string {
   } catch {
     return url
   }
-  if (parsed.password) parsed.password = 'hidden'
-  for (const key of [...parsed.searchParams.keys()]) {
-    if (/token|key|secret|password/i.test(key)) parsed.searchParams.set(key, 'hidden')
+  let hidden = false
+  if (parsed.password) {
+    parsed.password = 'hidden'
+    hidden = true
   }
-  return parsed.href
+  for (const key of [...parsed.searchParams.keys()]) {
+    if (/token|key|secret|password/i.test(key)) {
+      parsed.searchParams.set(key, 'hidden')
+      hidden = true
+    }
+  }
+  // Nothing secret: the url as written (URL's own spelling turns `file:ok.db` into `file:///ok.db`).
+  return hidden ? parsed.href : url
 }
 
 /**

@@ -8,7 +8,8 @@ import { epochMs, identifier, parse, text, wholeNumber } from '../validation.ts'
  * Messages are checked by the message codec instead (the append hot path), with INVALID_MESSAGE.
  */
 
-const MAX_LIMIT = 1000
+/** The most rows one page of a list or search returns. */
+export const MAX_LIMIT = 1000
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const
 
 const optionalText = text.nullish()
