@@ -46,12 +46,17 @@ export function withDatabase(config: EngramConfig, db: string, cwd: string): Eng
   const before = localDatabasePath(config.storage.url ?? '')
   const after = localDatabasePath(url)
   const { memoryPath, userPath } = config.memoryFiles
-  const beside = (path: string, name: string) => before !== null && path === join(dirname(resolve(cwd, before)), name)
+  const beside = (path: string, name: string) =>
+    before !== null && path === join(dirname(resolve(cwd, before)), name)
   if (after === null || !beside(memoryPath, 'MEMORY.md') || !beside(userPath, 'USER.md')) return next
   const folder = dirname(resolve(cwd, after))
   return {
     ...next,
-    memoryFiles: { ...config.memoryFiles, memoryPath: join(folder, 'MEMORY.md'), userPath: join(folder, 'USER.md') },
+    memoryFiles: {
+      ...config.memoryFiles,
+      memoryPath: join(folder, 'MEMORY.md'),
+      userPath: join(folder, 'USER.md'),
+    },
   }
 }
 

@@ -42,9 +42,13 @@ export function refusalForPeople(
         `${path} does not parse, so it was read as nothing and left as it is. Fix it by hand (entries are separated by a line holding §), then run the command again; \`engram doctor\` checks it.`,
       )
     case 'not_found':
-      return say(`No entry in ${file} contains ${part}. See the entries with ${show} and give part of one as it is written.`)
+      return say(
+        `No entry in ${file} contains ${part}. See the entries with ${show} and give part of one as it is written.`,
+      )
     case 'ambiguous':
-      return say(`${part} is part of several entries in ${file}. Give a longer part of the one you mean (see them with ${show}).`)
+      return say(
+        `${part} is part of several entries in ${file}. Give a longer part of the one you mean (see them with ${show}).`,
+      )
     case 'over_cap':
       return say(
         `That would take ${file} over its cap, so nothing was written. Make room first: shorten or remove entries with \`engram memory replace\` or \`engram memory remove\` (see them with ${show}), then add it again.\n${error.message}`,

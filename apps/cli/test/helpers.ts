@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Readable, Writable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
 import { openStore, type Store } from '@engram/core'
 import { afterAll } from 'vitest'
 import { main } from '../src/main.ts'
@@ -53,12 +53,18 @@ class Capture extends Writable {
  */
 export async function engram(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
+  options: { cwd?: string; env?: Record<string, string>; input?: string; columns?: number } = {},
 ): Promise<RunResult> {
-  const stdout = new Capture()
+  const stdout = Object.assign(new Capture(), { columns: options.columns })
   const stderr = new Capture()
   const stdin = Readable.from(options.input ? [options.input] : [])
-  const code = await main(args, { stdout, stderr, stdin, env: cleanEnv(options.env), cwd: options.cwd ?? process.cwd() })
+  const code = await main(args, {
+    stdout,
+    stderr,
+    stdin,
+    env: cleanEnv(options.env),
+    cwd: options.cwd ?? process.cwd(),
+  })
   return { code, stdout: stdout.text, stderr: stderr.text }
 }
 

@@ -4,7 +4,16 @@ import type { ToolCall } from '@engram/core'
 import type { Command } from 'commander'
 import { type Context, createContext } from '../context.ts'
 import { AlreadyReported, errorLine, UsageError } from '../errors.ts'
-import { fit, highlight, type Io, type Output, relativeTime, shellWord, shortId, shortIds } from '../output.ts'
+import {
+  fit,
+  highlight,
+  type Io,
+  type Output,
+  relativeTime,
+  shellWord,
+  shortId,
+  shortIds,
+} from '../output.ts'
 import { waiting } from '../progress.ts'
 import { openRuntime, type Runtime } from '../runtime.ts'
 import { findSession } from '../sessions.ts'
@@ -91,7 +100,9 @@ async function slash(
       return
     }
     case 'resume': {
-      const session = await agent.resume((await findSession(store, arg || 'latest', arg ? {} : { source })).id)
+      const session = await agent.resume(
+        (await findSession(store, arg || 'latest', arg ? {} : { source })).id,
+      )
       out.line(out.color.dim(`Resumed session ${shortId(session.id)} (${session.messageCount} messages).`))
       return
     }

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs'
-import { Writable } from 'node:stream'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
+import { Writable } from 'node:stream'
 import { type EngramConfig, loadConfig } from '@engram/agent'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'

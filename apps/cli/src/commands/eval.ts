@@ -166,7 +166,12 @@ export function registerEval(program: Command, io: Io): void {
         ...base,
         models: { ...base.models, main: { ...base.models.main, contextWindow: window } },
       }
-      const result = await replay(config, loadConversation(ctx.options.conversation, io.cwd), io, ctx.out.json)
+      const result = await replay(
+        config,
+        loadConversation(ctx.options.conversation, io.cwd),
+        io,
+        ctx.out.json,
+      )
       const { out } = ctx
       if (out.json) return out.printJson(result)
       const { usage } = result

@@ -1,8 +1,8 @@
 import { MemoryFiles, type MemoryOperation, type MemoryTarget } from '@engram/agent'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
-import { memoryPath, refusalForPeople } from '../memory-check.ts'
 import { UsageError } from '../errors.ts'
+import { memoryPath, refusalForPeople } from '../memory-check.ts'
 import { formatInt, type Io, type Output } from '../output.ts'
 
 const TARGETS: MemoryTarget[] = ['memory', 'user']

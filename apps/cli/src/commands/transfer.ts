@@ -126,7 +126,9 @@ export function registerImport(program: Command, io: Io): void {
       const ctx = createContext<{ fromHermes?: string }>(command, io)
       const hermesPath = ctx.options.fromHermes
       if (file !== undefined && hermesPath !== undefined) {
-        throw new UsageError('Give either a file written by `engram export` or --from-hermes <state.db>, not both.')
+        throw new UsageError(
+          'Give either a file written by `engram export` or --from-hermes <state.db>, not both.',
+        )
       }
       if (file === undefined && hermesPath === undefined) {
         throw new UsageError(

@@ -84,7 +84,10 @@ export function registerUsage(program: Command, io: Io): void {
       const { session, report } = await ctx.withStore(
         async (store) => {
           const found = ctx.options.session ? await findSession(store, ctx.options.session) : null
-          return { session: found?.id ?? null, report: await store.usage(found ? { sessionId: found.id } : {}) }
+          return {
+            session: found?.id ?? null,
+            report: await store.usage(found ? { sessionId: found.id } : {}),
+          }
         },
         { create: false },
       )

@@ -61,7 +61,11 @@ function openReadOnly(path: string): Database.Database {
   } catch (cause) {
     const code = (cause as { code?: string }).code
     const reason =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (cause as Error).message.split('\n')[0]
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a folder'
+          : (cause as Error).message.split('\n')[0]
     throw new EngramError(
       'INVALID_ARGUMENT',
       `Cannot read the Hermes database ${path} (${reason}). Pass the path of Hermes' state.db (usually ~/.hermes/state.db).`,
@@ -239,7 +243,9 @@ export function openHermes(path: string): HermesSource {
         for (const field of unkept) {
           const count = rows.filter((row) => typeof row[field] === 'string' && row[field] !== '').length
           if (count > 0)
-            skipped.push(`session ${id}: the ${field} of ${count} message(s) was not imported (Engram stores no ${field})`)
+            skipped.push(
+              `session ${id}: the ${field} of ${count} message(s) was not imported (Engram stores no ${field})`,
+            )
         }
         const usage = usageOf(exported.session, byId.get(id) ?? {}, (readUsage?.all(id) as Row[]) ?? [])
         return { messages, usage, skipped }
