@@ -82,12 +82,14 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 let build: Promise<void> | undefined
 
 /**
- * Builds every package with tsdown (`pnpm build`, cached by turbo) once per test file, so the binary tests
+ * Builds every package with tsdown (`pnpm build`, cached by turbo) once per test file, one build at a time, so the binary tests
  * run dist/main.mjs as a user's install does, not the sources through tsx.
  */
 export function builtBinary(): Promise<void> {
   build ??= new Promise((resolve, reject) => {
-    const child = spawn('pnpm', ['build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    // One build at a time across test files (flock, util-linux): two at once would write the same dist/.
+    const lock = join(tmpdir(), 'engram-cli-build.lock')
+    const child = spawn('flock', [lock, 'pnpm', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     let log = ''
     child.stdout.on('data', (chunk) => {
       log += chunk

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import { builtBinary, engramBin, tempDir } from './helpers.ts'
+import { builtBinary, engramBin, tempDir, withStore } from './helpers.ts'
 
 // Every case starts the built binary; the machine may be busy.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 300_000 })
@@ -15,6 +15,8 @@ const HEAVY = ['openai', '@anthropic-ai/sdk', 'gpt-tokenizer', 'undici']
 /** Runs `engram args` and returns the packages it loaded modules from, with its exit code. */
 async function loadedBy(args: string[], env: Record<string, string> = {}, input = '') {
   const cwd = tempDir()
+  // A database to read (the read-only commands create none).
+  await withStore(join(cwd, 'data', 'engram.db'), async () => undefined)
   const file = join(cwd, 'packages.txt')
   const result = await engramBin(args, {
     cwd,

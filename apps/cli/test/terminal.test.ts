@@ -50,6 +50,7 @@ describe('on a terminal', () => {
     await first.waitFor(/you ›/)
     first.type('remember that the deploy target is fly.io\r')
     await first.waitFor(/Saved to memory: the deploy target is fly\.io/)
+    expect(first.output()).toContain('thinking…')
     expect(plain(first.output())).toContain(
       '→ memory({"target":"memory","action":"add","content":"the deploy target is fly.io"})',
     )
@@ -58,7 +59,7 @@ describe('on a terminal', () => {
     const ended = await first.done
     expect(ended.code).toBe(0)
     expect(plain(ended.stdout)).toMatch(
-      /Saved in session [0-9a-f]{8}\. Continue with `engram chat --resume latest`\./,
+      /Saved in session [0-9a-f]{8}\. Continue with `engram chat --db \S+ --resume latest`\./,
     )
 
     const second = engramPty(['chat', '--db', db, '--resume', 'latest'], { cwd })
@@ -68,6 +69,9 @@ describe('on a terminal', () => {
     await second.waitFor(/1\. the deploy target is fly\.io/)
     second.type('hello again\r')
     await second.waitFor(/Noted: "hello again"/)
+    // A bracketed paste of two lines is one turn, sent by the Enter after it.
+    second.type('\u001b[200~first pasted line\rsecond pasted line\u001b[201~\r')
+    await second.waitFor(/Noted: "first pasted line/)
     second.type('/exit\r')
     expect((await second.done).code).toBe(0)
 
@@ -82,8 +86,13 @@ describe('on a terminal', () => {
         'assistant',
         'user',
         'assistant',
+        'user',
+        'assistant',
       ])
       expect(messages[4]?.content).toBe('hello again')
+      expect(messages[6]?.content).toBe('first pasted line\nsecond pasted line')
+      // Ctrl-C ended it first; the first reason stays.
+      expect(sessions[0]?.endReason).toBe('interrupted')
     })
   })
 })

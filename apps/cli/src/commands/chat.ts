@@ -191,15 +191,29 @@ async function repl(
     io.stdin.on('keypress', onKey)
     io.stdout.write(PASTE_ON)
   }
+  // Lines are taken as they arrive (whether they are inside a paste is known only then) and queued while
+  // a turn runs.
+  const turns: string[] = []
+  let closed = false
+  let wake: () => void = () => undefined
+  rl.on('line', (raw) => {
+    if (pasting) pasted.push(raw)
+    else turns.push(pasted.length > 0 ? [...pasted.splice(0), raw].join('\n') : raw)
+    wake()
+  })
+  rl.on('close', () => {
+    closed = true
+    wake()
+  })
+  const next = async (): Promise<string | null> => {
+    while (turns.length === 0 && !closed) await new Promise<void>((resolve) => (wake = resolve))
+    return turns.shift() ?? null
+  }
   rl.setPrompt(`${out.color.green('you ›')} `)
   if (terminal) rl.prompt()
   try {
-    for await (const raw of rl) {
-      if (pasting) {
-        pasted.push(raw)
-        continue
-      }
-      const line = (pasted.length > 0 ? [...pasted.splice(0), raw].join('\n') : raw).trim()
+    for (let raw = await next(); raw !== null; raw = await next()) {
+      const line = raw.trim()
       if (line.startsWith('/') && !line.includes('\n')) {
         const outcome = await slash(line, runtime, out, ctx.options.source).catch((error) => {
           out.line(out.color.red(errorLine(error)))
