@@ -104,7 +104,7 @@ export const pruneSessions = z.object({
   source: identifier.optional(),
 })
 
-export const usageGroup = usageRecord.omit({ latencyMs: true }).extend({ calls: wholeNumber(0) })
+const usageGroup = usageRecord.omit({ latencyMs: true }).extend({ calls: wholeNumber(0) })
 
 export const importSession = z.object({
   session: newSession.extend({
