@@ -1,8 +1,19 @@
+import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { builtBinary, engram, engramPty, plain, seedConversation, tempDir, withStore } from './helpers.ts'
+import {
+  BIN,
+  builtBinary,
+  cleanEnv,
+  engram,
+  engramPty,
+  plain,
+  seedConversation,
+  tempDir,
+  withStore,
+} from './helpers.ts'
 
 // The terminal cases start the built binary in a pseudo-terminal; the machine may be busy.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 300_000 })
@@ -161,6 +172,32 @@ describe('Ctrl-C during an answer', () => {
       expect(messages[0]).toMatchObject({ role: 'user', content: 'tell me a long story' })
       expect(messages[1]?.role).toBe('assistant')
       expect(String(messages[1]?.content)).toMatch(/^word1 word2 word3 .*\[interrupted\]$/)
+    })
+  })
+})
+
+describe('SIGTERM', () => {
+  it('ends the chat and its session with the reason terminated', async () => {
+    const db = join(dir, 'term.db')
+    const child = spawn(process.execPath, [BIN, 'chat', '--db', db], {
+      env: cleanEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    const answered = new Promise<void>((resolve) =>
+      child.stdout.setEncoding('utf8').on('data', (chunk) => {
+        stdout += chunk
+        if (stdout.includes('Noted:')) resolve()
+      }),
+    )
+    child.stdin.write('hello there\n')
+    await answered
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve))
+    child.kill('SIGTERM')
+    expect(await closed).toBe(0)
+    await withStore(db, async (store) => {
+      const [session] = await store.listSessions()
+      expect(session?.endReason).toBe('terminated')
     })
   })
 })
