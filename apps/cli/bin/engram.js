@@ -21,5 +21,11 @@ process.stdout.on('error', (error) => {
   throw error
 })
 const { main } = await import(entry.href)
-const io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env }
+const io = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  cwd: process.cwd(),
+}
 process.exitCode = await main(process.argv.slice(2), io)

@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { type EngramConfig, loadConfig } from '@engram/agent'
-import { openStore, type Store } from '@engram/core'
+import { EngramError, openStore, type Store } from '@engram/core'
 import type { Command } from 'commander'
 import { createOutput, type Io, type Output } from './output.ts'
 
@@ -18,11 +19,34 @@ export interface Context<O = Record<string, unknown>> {
   out: Output
   /** The effective configuration, `--db` applied; loaded on first use. */
   config(): EngramConfig
-  /** Opens the configured store, runs `use` and closes it, whatever happens. */
-  withStore<T>(use: (store: Store) => Promise<T>): Promise<T>
+  /**
+   * Opens the configured store, runs `use` and closes it, whatever happens. `create: false` (the read-only
+   * commands) refuses a local database file that does not exist instead of creating it.
+   */
+  withStore<T>(use: (store: Store) => Promise<T>, options?: { create?: boolean }): Promise<T>
 }
 
-const REMOTE_OR_URL = /^[a-z][a-z0-9+.-]*:/i
+const URL_SCHEME = /^[a-z][a-z0-9+.-]*:/i
+
+/** The file a database url names on this machine, or null for `:memory:` and remote urls. */
+export function localDatabasePath(url: string): string | null {
+  if (url === ':memory:') return null
+  if (/^file:/i.test(url)) return url.replace(/^file:(\/\/)?/i, '').replace(/\?.*$/, '') || null
+  return URL_SCHEME.test(url) ? null : url
+}
+
+/** Refuses a local database file that does not exist (the read-only commands create nothing). */
+function requireDatabase(url: string | undefined, cwd: string): void {
+  const path = localDatabasePath(url ?? '')
+  if (path === null || existsSync(resolve(cwd, path))) return
+  throw new EngramError(
+    'DATABASE_PATH',
+    `There is no database at ${resolve(cwd, path)}. Check --db (or ENGRAM_DB_URL, db_path), or create one with \`engram chat\`, \`engram demo\` or \`engram migrate\`.`,
+  )
+}
+
+/** The command line's part of the configuration: `--db` (the memory files follow it unless configured). */
+export const overridesOf = (options: { db?: string }) => (options.db ? { dbPath: options.db } : {})
 
 export function createContext<O>(command: Command, io: Io): Context<O> {
   const options = command.optsWithGlobals() as O & GlobalOptions
@@ -33,16 +57,13 @@ export function createContext<O>(command: Command, io: Io): Context<O> {
     out: createOutput(io, Boolean(options.json)),
     config() {
       if (config) return config
-      config = loadConfig({ file: options.config, env: io.env })
-      if (options.db) {
-        const url =
-          options.db === ':memory:' || REMOTE_OR_URL.test(options.db) ? options.db : resolve(options.db)
-        config = { ...config, storage: { ...config.storage, url } }
-      }
+      config = loadConfig({ file: options.config, env: io.env, cwd: io.cwd, overrides: overridesOf(options) })
       return config
     },
-    async withStore(use) {
-      const store = await openStore(ctx.config().storage)
+    async withStore(use, { create = true } = {}) {
+      const { storage } = ctx.config()
+      if (!create) requireDatabase(storage.url, io.cwd)
+      const store = await openStore(storage)
       try {
         return await use(store)
       } finally {

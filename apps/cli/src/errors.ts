@@ -17,12 +17,18 @@ export function exitCodeOf(error: unknown): 1 | 2 {
   return error instanceof UsageError || error instanceof CommanderError ? 2 : 1
 }
 
-/** The one line printed for an error: the cause and the fix, never a stack (ENGRAM_DEBUG=1 shows it). */
+/**
+ * What is printed for an error: its cause and fix, never a stack (ENGRAM_DEBUG=1 shows it). A message of
+ * several lines (a refusal with its advice and the entries it is about) is printed whole; commander's
+ * suggestion line joins its sentence.
+ */
 export function errorLine(error: unknown): string {
-  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.trim() ?? ''
-  const known = [EngramError, ProviderError, UsageError, CommanderError]
+  const message = (error instanceof Error ? error.message : String(error)).trim()
+  if (error instanceof CommanderError) return message.replace(/\s*\n\s*/g, ' ')
+  const known = [EngramError, ProviderError, UsageError]
   if (known.some((kind) => error instanceof kind)) return message
-  return `${message} (unexpected error: rerun with ENGRAM_DEBUG=1 to see where it happened)`
+  const first = message.split('\n')[0]?.trim() ?? ''
+  return `${first} (unexpected error: rerun with ENGRAM_DEBUG=1 to see where it happened)`
 }
 
 export function errorCode(error: unknown): string {
@@ -31,12 +37,18 @@ export function errorCode(error: unknown): string {
   return 'UNEXPECTED'
 }
 
-/** A positive whole number from an option, or a usage error naming it. */
-export function positiveInt(value: string | undefined, option: string, fallback: number): number {
+/** A whole number from `min` to `max` given to an option, or a usage error naming the option. */
+export function wholeOption(
+  value: string | undefined,
+  option: string,
+  fallback: number,
+  { min = 1, max = Number.MAX_SAFE_INTEGER }: { min?: number; max?: number } = {},
+): number {
   if (value === undefined) return fallback
   const n = Number(value)
-  if (!Number.isInteger(n) || n < 1) {
-    throw new UsageError(`${option} must be a whole number of at least 1 (got ${JSON.stringify(value)}).`)
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`
+    throw new UsageError(`${option} must be a whole number ${range} (got ${JSON.stringify(value)}).`)
   }
   return n
 }

@@ -35,6 +35,25 @@ const COMMANDS = [
   registerUi,
 ]
 
+const HELP_AFTER = `
+Examples:
+  engram demo                                  a walkthrough with the offline model (no API key needed)
+  engram chat                                  talk to the agent; every message is saved
+  engram chat --resume latest                  continue the newest session
+  engram sessions --source telegram            the sessions of one source
+  engram search "部署 SSL"                       search everything said before
+  engram import --from-hermes ~/.hermes/state.db
+  engram doctor                                check the config, database, memory files and model
+
+Environment:
+  OPENAI_API_KEY, OPENAI_BASE_URL              an OpenAI-compatible endpoint (without a key: the offline model)
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL        Anthropic instead
+  HERMES_MODEL                                 the main model id
+  ENGRAM_DB_URL, ENGRAM_DB_AUTH_TOKEN          the database (a path or a libsql:// url) and its token
+  NO_COLOR                                     no colours; ENGRAM_DEBUG=1 prints stacks of unexpected errors
+
+The full reference: docs/cli.md.`
+
 function buildProgram(io: Io): Command {
   const program = new Command('engram')
     .description('Engram: an agent with durable, searchable memory (the Hermes memory architecture)')
@@ -52,6 +71,7 @@ function buildProgram(io: Io): Command {
       outputError: () => undefined,
     })
     .exitOverride()
+    .addHelpText('after', HELP_AFTER)
   for (const register of COMMANDS) register(program, io)
   for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput())
   return program

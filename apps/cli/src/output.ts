@@ -4,12 +4,18 @@ import stringWidth from 'string-width'
 
 export type Colors = ReturnType<typeof pc.createColors>
 
-/** The streams a command writes to; tests and the REPL pass their own. */
+/**
+ * Everything a command reads from and writes to its process: the streams (with whether they are a terminal),
+ * the environment and the working folder. bin/engram.js passes the real ones; tests pass their own and run
+ * the CLI in-process.
+ */
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }
   stderr: NodeJS.WritableStream & { isTTY?: boolean }
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean }
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?(mode: boolean): unknown }
   env: Readonly<Record<string, string | undefined>>
+  /** Where relative paths (`--db`, `--config`, files) are resolved and `engram.toml` is looked for. */
+  cwd: string
 }
 
 /**
@@ -120,9 +126,34 @@ export function formatCost(usd: number): string {
   return usd === 0 ? '—' : `$${usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2)}`
 }
 
-export const shortId = (id: string) => id.slice(0, 8)
+/** How many characters of an id `engram sessions` shows at least (a UUID's first group). */
+const SHORT_ID = 8
+
+/**
+ * Shortens ids to one length, at least 8 characters, long enough that the ids shown together stay
+ * distinct (Hermes ids all start with the same date): the shortest prefix any of them can be given back
+ * as. Sorting puts the ids that share the longest prefix side by side.
+ */
+export function shortIds(ids: readonly string[]): (id: string) => string {
+  const sorted = [...new Set(ids)].sort()
+  let length = SHORT_ID
+  for (let i = 1; i < sorted.length; i++) {
+    const a = sorted[i - 1] as string
+    const b = sorted[i] as string
+    let common = 0
+    while (common < a.length && a[common] === b[common]) common++
+    length = Math.max(length, common + 1)
+  }
+  return (id) => id.slice(0, length)
+}
+
+export const shortId = shortIds([])
 
 /** A search snippet with its «matches» emphasised (on a terminal) and the marks removed. */
 export function highlight(snippet: string, color: Colors): string {
   return snippet.replace(/«([^«»]*)»/g, (_match, word: string) => color.bold(color.yellow(word)))
 }
+
+/** `word` as one shell word: as it is when it is safe, else single-quoted (a printed command runs as shown). */
+export const shellWord = (word: string) =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`

@@ -48,3 +48,27 @@ export async function withSpinner<T>(
     throw error
   }
 }
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
+
+/**
+ * A spinner on stderr while the model is being called (retries included), on a terminal only; `stop()`
+ * clears it and may be called any number of times.
+ */
+export function waiting(io: Io, label: string): Progress {
+  if (!io.stderr.isTTY) return SILENT
+  let frame = 0
+  const draw = () => io.stderr.write(`\r${FRAMES[frame++ % FRAMES.length]} ${label}…`)
+  draw()
+  const timer = setInterval(draw, 100)
+  let stopped = false
+  return {
+    increment: () => undefined,
+    stop() {
+      if (stopped) return
+      stopped = true
+      clearInterval(timer)
+      io.stderr.write('\r\u001b[K')
+    },
+  }
+}

@@ -2,11 +2,8 @@ import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { engram, engramJson, type Json, tempDir, withStore } from './helpers.ts'
-
-// Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
-vi.setConfig({ testTimeout: 120_000 })
 
 describe('engram chat with piped input', () => {
   it('answers each line with the offline model, runs the slash commands and keeps everything', async () => {
@@ -93,7 +90,8 @@ describe('engram chat with a provider that refuses the key', () => {
         env: { OPENAI_API_KEY: 'sk-wrong-0123456789', OPENAI_BASE_URL: url },
         input: 'hello\n/help\n',
       })
-      expect(result.code).toBe(0)
+      // Piped: the REPL went on, and the exit code says a turn failed.
+      expect(result.code).toBe(1)
       const lines = result.stdout.split('\n')
       expect(lines[0]).toMatch(
         /^openai: .* rejected the API key \(401: Incorrect API key provided\)\. The key was read from OPENAI_API_KEY/,
@@ -151,7 +149,12 @@ describe('engram memory', () => {
     expect(threat.stderr).toMatch(/^engram: Operation 1 was refused: its content looks like prompt injection/)
     const big = await engram(['memory', 'add', 'x'.repeat(1400), '--target', 'user'], { cwd })
     expect(big.code).toBe(1)
-    expect(big.stderr.trim().split('\n')).toHaveLength(1)
+    // The whole refusal: what happened, how to make room, and the entries it is about.
+    expect(big.stderr).toMatch(
+      /^engram: That would take USER\.md over its cap, so nothing was written\. Make room first/,
+    )
+    expect(big.stderr).toContain('USER.md would hold 1,400 characters, over its cap of 1,375')
+    expect(big.stderr).toContain('Consolidate first')
     expect((await engram(['memory', 'add', 'no target'], { cwd })).code).toBe(2)
     expect((await engram(['memory', 'frobnicate', 'x', '--target', 'user'], { cwd })).stderr).toContain(
       'Unknown memory action "frobnicate": use show, add, replace or remove.',

@@ -1,10 +1,7 @@
 import { join } from 'node:path'
 import stringWidth from 'string-width'
-import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { engram, engramJson, type Json, seedConversation, tempDir } from './helpers.ts'
-
-// Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
-vi.setConfig({ testTimeout: 120_000 })
 
 const dir = tempDir()
 const db = join(dir, 'engram.db')
@@ -56,7 +53,7 @@ describe('engram sessions', () => {
     const result = await engram(['sessions', '--db', db, '--limit', 'ten'])
     expect(result.code).toBe(2)
     expect(result.stderr.trim().split('\n')).toEqual([
-      'engram: --limit must be a whole number of at least 1 (got "ten").',
+      'engram: --limit must be a whole number from 1 to 1000 (got "ten").',
     ])
   })
 })
@@ -93,13 +90,13 @@ describe('engram show', () => {
     const result = await engram(['show', 'zzzz', '--db', db])
     expect(result.code).toBe(1)
     expect(result.stderr).toBe(
-      'engram: No session id starts with "zzzz". List the sessions with `engram sessions`.\n',
+      'engram: No session has an id starting with "zzzz". List the sessions with `engram sessions`.\n',
     )
     const json = await engram(['show', 'zzzz', '--db', db, '--json'])
     expect(JSON.parse(json.stdout)).toEqual({
       error: {
         code: 'SESSION_NOT_FOUND',
-        message: 'No session id starts with "zzzz". List the sessions with `engram sessions`.',
+        message: 'No session has an id starting with "zzzz". List the sessions with `engram sessions`.',
       },
     })
   })

@@ -2,9 +2,11 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Readable, Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { openStore, type Store } from '@engram/core'
 import { afterAll } from 'vitest'
+import { main } from '../src/main.ts'
 
 /** Parsed `--json` output: its shape is what the assertions check. */
 // biome-ignore lint/suspicious/noExplicitAny: the tests read documented JSON by path and assert every value they use
@@ -27,17 +29,82 @@ export interface RunResult {
 
 /**
  * The environment the CLI runs with in tests: no API keys, no colours forced, no database override, and
- * the TypeScript source rather than any dist/ build (which may be stale).
+ * for the binary the built dist/ (see builtBinary).
  */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = { ENGRAM_FROM_SOURCE: '1' }
+  const env: Record<string, string> = {}
   for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG'])
     if (process.env[key]) env[key] = process.env[key] as string
   return { ...env, ...extra }
 }
 
-/** Runs the real `engram` binary (bin/engram.js under node, with `nodeArgs`) as a child process. */
-export function engram(
+/** A stream that keeps what is written to it, as the CLI's stdout or stderr in a test. */
+class Capture extends Writable {
+  text = ''
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString()
+    done()
+  }
+}
+
+/**
+ * Runs the CLI in this process through `main(argv, io)`: the same code as the binary, with pipes for
+ * streams (not a terminal), `input` on stdin, `env` as the whole environment and `cwd` as the working folder.
+ */
+export async function engram(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; input?: string; columns?: number } = {},
+): Promise<RunResult> {
+  const stdout = Object.assign(new Capture(), { columns: options.columns })
+  const stderr = new Capture()
+  const stdin = Readable.from(options.input ? [options.input] : [])
+  const code = await main(args, {
+    stdout,
+    stderr,
+    stdin,
+    env: cleanEnv(options.env),
+    cwd: options.cwd ?? process.cwd(),
+  })
+  return { code, stdout: stdout.text, stderr: stderr.text }
+}
+
+/** Runs the CLI in-process and parses its --json stdout (fails with the stderr when it exits non-zero). */
+export async function engramJson<T = Record<string, unknown>>(
+  args: string[],
+  options: Parameters<typeof engram>[1] = {},
+): Promise<T> {
+  const result = await engram([...args, '--json'], options)
+  if (result.code !== 0) throw new Error(`engram ${args.join(' ')} exited ${result.code}: ${result.stderr}`)
+  return JSON.parse(result.stdout) as T
+}
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+let build: Promise<void> | undefined
+
+/**
+ * Builds every package with tsdown (`pnpm build`, cached by turbo) once per test file, one build at a time, so the binary tests
+ * run dist/main.mjs as a user's install does, not the sources through tsx.
+ */
+export function builtBinary(): Promise<void> {
+  build ??= new Promise((resolve, reject) => {
+    // One build at a time across test files (flock, util-linux): two at once would write the same dist/.
+    const lock = join(tmpdir(), 'engram-cli-build.lock')
+    const child = spawn('flock', [lock, 'pnpm', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    let log = ''
+    child.stdout.on('data', (chunk) => {
+      log += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      log += chunk
+    })
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`pnpm build failed:\n${log}`))))
+  })
+  return build
+}
+
+/** Runs the built `engram` binary (bin/engram.js under node, with `nodeArgs`) as a child process, in a pipe. */
+export function engramBin(
   args: string[],
   options: { cwd?: string; env?: Record<string, string>; input?: string; nodeArgs?: string[] } = {},
 ): Promise<RunResult> {
@@ -59,16 +126,6 @@ export function engram(
     child.on('close', (code) => resolve({ code, stdout, stderr }))
     child.stdin.end(options.input ?? '')
   })
-}
-
-/** Runs the binary and parses its --json stdout (fails with the stderr when it exits non-zero). */
-export async function engramJson<T = Record<string, unknown>>(
-  args: string[],
-  options: Parameters<typeof engram>[1] = {},
-): Promise<T> {
-  const result = await engram([...args, '--json'], options)
-  if (result.code !== 0) throw new Error(`engram ${args.join(' ')} exited ${result.code}: ${result.stderr}`)
-  return JSON.parse(result.stdout) as T
 }
 
 /** Opens the store at `path`, hands it to `use` and closes it. */
@@ -155,7 +212,7 @@ export interface PtySession {
 }
 
 /**
- * Runs the real binary in a pseudo-terminal (util-linux `script`), so stdin and stdout are TTYs: colours,
+ * Runs the built binary in a pseudo-terminal (util-linux `script`), so stdin and stdout are TTYs: colours,
  * raw-mode line editing and Ctrl-C behave as for a user.
  */
 export function engramPty(

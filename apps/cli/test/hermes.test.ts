@@ -1,56 +1,18 @@
 import { createHash } from 'node:crypto'
-import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { hermesSchema } from './fixtures/hermes-schema.ts'
 import { engram, engramJson, type Json, tempDir, withStore } from './helpers.ts'
-
-// Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
-vi.setConfig({ testTimeout: 120_000 })
 
 const dir = tempDir()
 
-// The tables of Hermes Agent's hermes_state.py as of schema_version 21 (the columns this import reads and
-// the ones around them), with its FTS5 index and triggers so the file is what Hermes itself leaves behind.
-const HERMES_V21 = `
-CREATE TABLE schema_version (version INTEGER NOT NULL);
-CREATE TABLE sessions (
-  id TEXT PRIMARY KEY, source TEXT NOT NULL, user_id TEXT, model TEXT, model_config TEXT, system_prompt TEXT,
-  parent_session_id TEXT, started_at REAL NOT NULL, ended_at REAL, end_reason TEXT,
-  message_count INTEGER DEFAULT 0, tool_call_count INTEGER DEFAULT 0, input_tokens INTEGER DEFAULT 0,
-  output_tokens INTEGER DEFAULT 0, cache_read_tokens INTEGER DEFAULT 0, cache_write_tokens INTEGER DEFAULT 0,
-  reasoning_tokens INTEGER DEFAULT 0, billing_provider TEXT, billing_base_url TEXT, billing_mode TEXT,
-  estimated_cost_usd REAL, actual_cost_usd REAL, cost_status TEXT, cost_source TEXT, pricing_version TEXT,
-  title TEXT, api_call_count INTEGER DEFAULT 0,
-  FOREIGN KEY (parent_session_id) REFERENCES sessions(id)
-);
-CREATE TABLE messages (
-  id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id), role TEXT NOT NULL,
-  content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL, token_count INTEGER,
-  finish_reason TEXT, reasoning TEXT, reasoning_details TEXT, codex_reasoning_items TEXT
-);
-CREATE INDEX idx_sessions_source ON sessions(source);
-CREATE INDEX idx_sessions_parent ON sessions(parent_session_id);
-CREATE INDEX idx_messages_session ON messages(session_id, timestamp);
-CREATE VIRTUAL TABLE messages_fts USING fts5(content, content=messages, content_rowid=id);
-CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-  INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
-END;
-`
-
-// Later schemas (25 and up) move prompts to a content-addressed table and add per-model usage.
-const HERMES_V30_EXTRA = `
+// Later Hermes versions keep system prompts content-addressed: the prompt moves to its own table and the
+// session keeps its hash (applied on top of the schema-22 DDL).
+const CONTENT_ADDRESSED_PROMPTS = `
 CREATE TABLE system_prompts (hash TEXT PRIMARY KEY, prompt TEXT NOT NULL);
 ALTER TABLE sessions ADD COLUMN system_prompt_hash TEXT;
-CREATE TABLE session_model_usage (
-  session_id TEXT NOT NULL, model TEXT NOT NULL, billing_provider TEXT NOT NULL DEFAULT '',
-  billing_base_url TEXT NOT NULL DEFAULT '', billing_mode TEXT NOT NULL DEFAULT '', task TEXT NOT NULL DEFAULT '',
-  api_call_count INTEGER NOT NULL DEFAULT 0, input_tokens INTEGER NOT NULL DEFAULT 0,
-  output_tokens INTEGER NOT NULL DEFAULT 0, cache_read_tokens INTEGER NOT NULL DEFAULT 0,
-  cache_write_tokens INTEGER NOT NULL DEFAULT 0, reasoning_tokens INTEGER NOT NULL DEFAULT 0,
-  estimated_cost_usd REAL NOT NULL DEFAULT 0, actual_cost_usd REAL NOT NULL DEFAULT 0,
-  PRIMARY KEY (session_id, model, billing_provider, billing_base_url, billing_mode, task)
-);
 `
 
 const T0 = 1_767_000_000.25 // seconds, as Hermes stores them
@@ -58,12 +20,12 @@ const ROOT = '20260101_093000_a1b2c3'
 const CHILD = '20260101_101500_d4e5f6'
 const TELEGRAM = '20260102_080000_778899'
 
-function buildHermes(path: string, version: 21 | 30): void {
+function buildHermes(path: string, version: 21 | 22): void {
   const db = new Database(path)
   db.pragma('journal_mode = WAL')
   db.pragma('foreign_keys = OFF') // as in Python's sqlite3, which Hermes uses
-  db.exec(HERMES_V21)
-  if (version === 30) db.exec(HERMES_V30_EXTRA)
+  db.exec(hermesSchema(version))
+  if (version === 22) db.exec(CONTENT_ADDRESSED_PROMPTS)
   db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version)
   const session =
     db.prepare(`INSERT INTO sessions (id, source, user_id, model, system_prompt, parent_session_id,
@@ -123,7 +85,7 @@ function buildHermes(path: string, version: 21 | 30): void {
     output: 12,
     calls: 1,
   })
-  if (version === 30) {
+  if (version === 22) {
     db.prepare('INSERT INTO system_prompts (hash, prompt) VALUES (?, ?)').run(
       'h1',
       'You are Hermes (deduplicated prompt).',
@@ -134,6 +96,17 @@ function buildHermes(path: string, version: 21 | 30): void {
       output_tokens, actual_cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?)`)
     usage.run(ROOT, 'anthropic/claude-sonnet-4', '', 2, 5000, 800, 0.04)
     usage.run(ROOT, 'google/gemini-flash', 'compression', 1, 200, 30, 0.0021)
+  } else {
+    // Schema 21: per-model rows without a task, as its v20 migration seeded them from the sessions.
+    db.prepare(`INSERT INTO session_model_usage (session_id, model, api_call_count, input_tokens, output_tokens,
+      estimated_cost_usd) VALUES (?, ?, ?, ?, ?, ?)`).run(
+      ROOT,
+      'anthropic/claude-sonnet-4',
+      3,
+      5200,
+      830,
+      0.0421,
+    )
   }
   const message =
     db.prepare(`INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name,
@@ -220,9 +193,14 @@ describe('engram import --from-hermes', () => {
       hermesSchemaVersion: 21,
       source: hermes,
     })
-    expect(first.warnings).toEqual([`message 4 of ${ROOT}: role "session_meta" has no Engram equivalent`])
+    expect(first.warnings).toEqual([
+      `message 4 of ${ROOT}: role "session_meta" has no Engram equivalent`,
+      `session ${ROOT}: the reasoning of 1 message(s) was not imported (Engram stores no reasoning)`,
+    ])
     expect(sha256(hermes)).toBe(hash)
     expect(statSync(hermes).mtimeMs).toBe(mtime)
+    // Read from a copy in memory: nothing appears beside the Hermes file.
+    expect(readdirSync(dir).filter((name) => name.startsWith('state-v21.db'))).toEqual(['state-v21.db'])
 
     const second = await engramJson<Record<string, Json>>(['import', '--from-hermes', hermes, '--db', db])
     expect(second).toMatchObject({ imported: 0, skipped: 3, messages: 0 })
@@ -279,13 +257,13 @@ describe('engram import --from-hermes', () => {
     expect(tool.hits[0]).toMatchObject({ sessionId: ROOT, role: 'assistant' })
   })
 
-  it('reads later schemas too: deduplicated system prompts and per-model usage with its task', async () => {
-    const hermes = join(dir, 'state-v30.db')
-    buildHermes(hermes, 30)
+  it('reads schema 22 too: per-model usage with its task (one row per total, its call count kept), deduplicated prompts', async () => {
+    const hermes = join(dir, 'state-v22.db')
+    buildHermes(hermes, 22)
     const hash = sha256(hermes)
-    const db = join(dir, 'from-v30.db')
+    const db = join(dir, 'from-v22.db')
     const result = await engramJson<Record<string, Json>>(['import', '--from-hermes', hermes, '--db', db])
-    expect(result).toMatchObject({ imported: 3, hermesSchemaVersion: 30 })
+    expect(result).toMatchObject({ imported: 3, hermesSchemaVersion: 22 })
     expect(sha256(hermes)).toBe(hash)
     await withStore(db, async (store) => {
       expect((await store.getSession(ROOT))?.systemPrompt).toBe('You are Hermes (deduplicated prompt).')
@@ -294,6 +272,38 @@ describe('engram import --from-hermes', () => {
       expect(usage.byPurpose.compression).toMatchObject({ calls: 1, inputTokens: 200, outputTokens: 30 })
       expect(usage.byModel['google/gemini-flash']?.costUsd).toBeCloseTo(0.0021)
     })
+    // Each Hermes total is one row carrying its call count, not a row per made-up call.
+    const raw = new Database(db, { readonly: true })
+    const rows = raw
+      .prepare('SELECT calls FROM model_calls WHERE session_id = ? ORDER BY purpose')
+      .pluck()
+      .all(ROOT)
+    raw.close()
+    expect(rows).toEqual([1, 2])
+  })
+
+  it('reads what a running Hermes still holds in its -wal file', async () => {
+    const hermes = join(dir, 'state-live.db')
+    buildHermes(hermes, 21)
+    const live = new Database(hermes)
+    live.pragma('wal_autocheckpoint = 0')
+    live
+      .prepare("INSERT INTO sessions (id, source, started_at) VALUES ('20260301_120000_live', 'cli', ?)")
+      .run(T0 + 90_000)
+    live
+      .prepare(
+        "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('20260301_120000_live', 'user', 'still in the wal', ?)",
+      )
+      .run(T0 + 90_001)
+    try {
+      const db = join(dir, 'from-live.db')
+      const result = await engramJson<Record<string, Json>>(['import', '--from-hermes', hermes, '--db', db])
+      expect(result).toMatchObject({ imported: 4 })
+      const search = await engramJson<{ hits: Record<string, unknown>[] }>(['search', 'wal', '--db', db])
+      expect(search.hits[0]).toMatchObject({ sessionId: '20260301_120000_live' })
+    } finally {
+      live.close()
+    }
   })
 
   it('refuses a file that is not a Hermes database, in one line with the fix', async () => {
@@ -313,5 +323,16 @@ describe('engram import --from-hermes', () => {
     )
     const neither = await engram(['import', '--db', join(dir, 'z.db')])
     expect(neither.code).toBe(2)
+    expect(neither.stderr).toContain(
+      'Say what to import: `engram import <file>` (a file written by `engram export`) or `engram import --from-hermes <state.db>`',
+    )
+    const missing = await engram([
+      'import',
+      '--from-hermes',
+      join(dir, 'missing.db'),
+      '--db',
+      join(dir, 'z.db'),
+    ])
+    expect(missing.stderr).toMatch(/Cannot read the Hermes database .*missing\.db \(no such file\)/)
   })
 })

@@ -4,12 +4,9 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { loadConfig } from '@engram/agent'
 import Database from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closedPort } from '../../../packages/agent/test/servers/http.ts'
 import { engram, engramJson, type Json, seedConversation, tempDir, withStore } from './helpers.ts'
-
-// Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
-vi.setConfig({ testTimeout: 120_000 })
 
 interface Check {
   name: string
@@ -64,6 +61,7 @@ describe('engram doctor', () => {
   it('reports a bad config key in one line and still checks the rest with the defaults', async () => {
     const cwd = tempDir()
     writeFileSync(join(cwd, 'engram.toml'), '[hermes.storage]\nbusy_timout = 1000\n')
+    await withStore(join(cwd, 'x.db'), async () => undefined)
     const report = JSON.parse(
       (await engram(['doctor', '--json', '--db', join(cwd, 'x.db')], { cwd })).stdout,
     ) as DoctorReport

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it, vi } from 'vitest'
-import { engram, tempDir } from './helpers.ts'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { builtBinary, engramBin, tempDir, withStore } from './helpers.ts'
 
-// Every case starts the real binary (node + tsx); the machine may be busy.
-vi.setConfig({ testTimeout: 120_000 })
+// Every case starts the built binary; the machine may be busy.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 300_000 })
+
+beforeAll(() => builtBinary())
 
 const TRACE = fileURLToPath(new URL('./fixtures/trace-packages.mjs', import.meta.url))
 const HEAVY = ['openai', '@anthropic-ai/sdk', 'gpt-tokenizer', 'undici']
@@ -13,8 +15,10 @@ const HEAVY = ['openai', '@anthropic-ai/sdk', 'gpt-tokenizer', 'undici']
 /** Runs `engram args` and returns the packages it loaded modules from, with its exit code. */
 async function loadedBy(args: string[], env: Record<string, string> = {}, input = '') {
   const cwd = tempDir()
+  // A database to read (the read-only commands create none).
+  await withStore(join(cwd, 'data', 'engram.db'), async () => undefined)
   const file = join(cwd, 'packages.txt')
-  const result = await engram(args, {
+  const result = await engramBin(args, {
     cwd,
     input,
     env: { ...env, ENGRAM_TRACE_FILE: file },
@@ -30,8 +34,8 @@ describe('engram start-up', () => {
       const { code, packages } = await loadedBy(args)
       expect([args, code]).toEqual([args, 0])
       expect(packages.has('commander')).toBe(true)
-      // ENGRAM_FROM_SOURCE=1 (set by the helpers): the source runs through tsx even when a dist/ build exists.
-      expect(packages.has('tsx')).toBe(true)
+      // The built CLI runs without tsx.
+      expect(packages.has('tsx')).toBe(false)
       expect([args, HEAVY.filter((name) => packages.has(name))]).toEqual([args, []])
     }
   })

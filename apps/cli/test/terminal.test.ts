@@ -1,16 +1,28 @@
+import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { engram, engramPty, plain, seedConversation, tempDir, withStore } from './helpers.ts'
+import {
+  BIN,
+  builtBinary,
+  cleanEnv,
+  engram,
+  engramPty,
+  plain,
+  seedConversation,
+  tempDir,
+  withStore,
+} from './helpers.ts'
 
-// Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
-vi.setConfig({ testTimeout: 120_000 })
+// The terminal cases start the built binary in a pseudo-terminal; the machine may be busy.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 300_000 })
 
 const dir = tempDir()
 const seeded = join(dir, 'seeded.db')
 
 beforeAll(async () => {
+  await builtBinary()
   await seedConversation(seeded)
 })
 
@@ -49,6 +61,7 @@ describe('on a terminal', () => {
     await first.waitFor(/you ›/)
     first.type('remember that the deploy target is fly.io\r')
     await first.waitFor(/Saved to memory: the deploy target is fly\.io/)
+    expect(first.output()).toContain('thinking…')
     expect(plain(first.output())).toContain(
       '→ memory({"target":"memory","action":"add","content":"the deploy target is fly.io"})',
     )
@@ -57,7 +70,7 @@ describe('on a terminal', () => {
     const ended = await first.done
     expect(ended.code).toBe(0)
     expect(plain(ended.stdout)).toMatch(
-      /Saved in session [0-9a-f]{8}\. Continue with `engram chat --resume latest`\./,
+      /Saved in session [0-9a-f]{8}\. Continue with `engram chat --db \S+ --resume latest`\./,
     )
 
     const second = engramPty(['chat', '--db', db, '--resume', 'latest'], { cwd })
@@ -67,6 +80,9 @@ describe('on a terminal', () => {
     await second.waitFor(/1\. the deploy target is fly\.io/)
     second.type('hello again\r')
     await second.waitFor(/Noted: "hello again"/)
+    // A bracketed paste of two lines is one turn, sent by the Enter after it.
+    second.type('\u001b[200~first pasted line\rsecond pasted line\u001b[201~\r')
+    await second.waitFor(/Noted: "first pasted line/)
     second.type('/exit\r')
     expect((await second.done).code).toBe(0)
 
@@ -81,8 +97,13 @@ describe('on a terminal', () => {
         'assistant',
         'user',
         'assistant',
+        'user',
+        'assistant',
       ])
       expect(messages[4]?.content).toBe('hello again')
+      expect(messages[6]?.content).toBe('first pasted line\nsecond pasted line')
+      // Ctrl-C ended it first; the first reason stays.
+      expect(sessions[0]?.endReason).toBe('interrupted')
     })
   })
 })
@@ -151,6 +172,32 @@ describe('Ctrl-C during an answer', () => {
       expect(messages[0]).toMatchObject({ role: 'user', content: 'tell me a long story' })
       expect(messages[1]?.role).toBe('assistant')
       expect(String(messages[1]?.content)).toMatch(/^word1 word2 word3 .*\[interrupted\]$/)
+    })
+  })
+})
+
+describe('SIGTERM', () => {
+  it('ends the chat and its session with the reason terminated', async () => {
+    const db = join(dir, 'term.db')
+    const child = spawn(process.execPath, [BIN, 'chat', '--db', db], {
+      env: cleanEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    const answered = new Promise<void>((resolve) =>
+      child.stdout.setEncoding('utf8').on('data', (chunk) => {
+        stdout += chunk
+        if (stdout.includes('Noted:')) resolve()
+      }),
+    )
+    child.stdin.write('hello there\n')
+    await answered
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve))
+    child.kill('SIGTERM')
+    expect(await closed).toBe(0)
+    await withStore(db, async (store) => {
+      const [session] = await store.listSessions()
+      expect(session?.endReason).toBe('terminated')
     })
   })
 })

@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { engram, engramJson, type Json, seedConversation, tempDir, withStore } from './helpers.ts'
-
-// Every case starts the real binary (node + tsx) one or more times; the machine may be busy.
-vi.setConfig({ testTimeout: 120_000 })
 
 const dir = tempDir()
 const source = join(dir, 'source.db')

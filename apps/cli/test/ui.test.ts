@@ -39,7 +39,7 @@ async function run(argv: string[]): Promise<string> {
   stderr.resume()
   const stdin = new PassThrough()
   stdin.end()
-  const code = await main(argv, { stdout, stderr, stdin, env: { PATH: process.env.PATH } })
+  const code = await main(argv, { stdout, stderr, stdin, env: { PATH: process.env.PATH }, cwd: dir })
   expect(code).toBe(0)
   return text
 }

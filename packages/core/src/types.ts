@@ -206,6 +206,12 @@ export interface UsageTotals {
   costUsd: number
 }
 
+/** The totals of one (purpose, model) pair: a row of usageGroups(), and what importSession takes. */
+export interface UsageGroup extends UsageTotals {
+  purpose: UsagePurpose
+  model: string
+}
+
 /** What usage() returns: totals overall, by purpose and by model. */
 export interface UsageReport {
   total: UsageTotals
@@ -238,6 +244,46 @@ export interface PruneEpisodesOptions {
 export interface PruneSessionsOptions {
   olderThanDays: number
   source?: string
+}
+
+/** What pruneSessions would remove, without removing it: the sessions, newest first, and their number. */
+export interface PrunePreview {
+  count: number
+  sessions: Session[]
+}
+
+/**
+ * A session written whole by importSession: the session with its own id and times, its messages (with
+ * their timestamps), its usage totals and its episodes, whose message range is given as positions in
+ * `messages` (0-based), since the stored ids are assigned on the way in.
+ */
+export interface ImportSessionInput {
+  session: NewSession & {
+    id: string
+    startedAt: number
+    endedAt?: number | null
+    endReason?: string | null
+  }
+  messages?: MessageInput[]
+  usage?: UsageGroup[]
+  episodes?: (Omit<NewEpisode, 'sessionId' | 'firstMessageId' | 'lastMessageId'> & {
+    firstMessageIndex?: number | null
+    lastMessageIndex?: number | null
+  })[]
+}
+
+/** What importSession did: `created` is false when a session with that id was there already (nothing written). */
+export interface ImportSessionResult {
+  created: boolean
+  session: Session
+  messages: number
+}
+
+/** Which sessions a reference may resolve to: only those of this source and user, when given. */
+export interface ResolveSessionOptions {
+  source?: string
+  /** null: only sessions without a user. */
+  userId?: string | null
 }
 
 /**

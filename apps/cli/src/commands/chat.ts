@@ -3,8 +3,18 @@ import { type EngramConfig, renderAgentEvent } from '@engram/agent'
 import type { ToolCall } from '@engram/core'
 import type { Command } from 'commander'
 import { type Context, createContext } from '../context.ts'
-import { errorLine } from '../errors.ts'
-import { fit, highlight, type Io, type Output, relativeTime, shortId } from '../output.ts'
+import { AlreadyReported, errorLine, UsageError } from '../errors.ts'
+import {
+  fit,
+  highlight,
+  type Io,
+  type Output,
+  relativeTime,
+  shellWord,
+  shortId,
+  shortIds,
+} from '../output.ts'
+import { waiting } from '../progress.ts'
 import { openRuntime, type Runtime } from '../runtime.ts'
 import { findSession } from '../sessions.ts'
 import { printMemoryFiles, readMemoryFiles } from './memory.ts'
@@ -37,12 +47,15 @@ function withModel(config: EngramConfig, model: string | undefined): EngramConfi
 /** Prints the model's text as it streams and tool calls as one dim line each, keeping lines whole. */
 export class Transcript {
   #open = false
+  /** Runs before anything is printed (the REPL stops its spinner there). */
+  beforeWrite: () => void = () => undefined
   constructor(
     private readonly out: Output,
     private readonly write: (text: string) => void,
   ) {}
 
   start(): void {
+    this.beforeWrite()
     this.write(`${this.out.color.cyan('engram ›')} `)
     this.#open = true
   }
@@ -53,6 +66,7 @@ export class Transcript {
   }
 
   toolCall(call: ToolCall): void {
+    this.beforeWrite()
     if (this.#open) this.write('\n')
     this.write(`${this.out.color.dim(`  → ${call.function.name}(${fit(call.function.arguments, 100)})`)}\n`)
     this.#open = false
@@ -64,7 +78,12 @@ export class Transcript {
   }
 }
 
-async function slash(line: string, runtime: Runtime, out: Output): Promise<'exit' | undefined> {
+async function slash(
+  line: string,
+  runtime: Runtime,
+  out: Output,
+  source: string,
+): Promise<'exit' | undefined> {
   const [command = '', ...rest] = line.slice(1).split(/\s+/)
   const arg = rest.join(' ').trim()
   const { agent, store } = runtime
@@ -81,7 +100,9 @@ async function slash(line: string, runtime: Runtime, out: Output): Promise<'exit
       return
     }
     case 'resume': {
-      const session = await agent.resume(arg ? (await findSession(store, arg)).id : 'latest')
+      const session = await agent.resume(
+        (await findSession(store, arg || 'latest', arg ? {} : { source })).id,
+      )
       out.line(out.color.dim(`Resumed session ${shortId(session.id)} (${session.messageCount} messages).`))
       return
     }
@@ -92,9 +113,10 @@ async function slash(line: string, runtime: Runtime, out: Output): Promise<'exit
       }
       const hits = await store.search(arg, { limit: 5 })
       if (hits.length === 0) out.line(`Nothing found for ${JSON.stringify(arg)}.`)
+      const short = shortIds(hits.map((hit) => hit.sessionId))
       for (const hit of hits) {
         out.line(
-          `  ${out.color.cyan(shortId(hit.sessionId))} ${out.color.dim(`${hit.kind === 'episode' ? 'summary' : hit.role} · ${relativeTime(hit.timestamp)}`)}  ${highlight(fit(hit.snippet, out.width - 30), out.color)}`,
+          `  ${out.color.cyan(short(hit.sessionId))} ${out.color.dim(`${hit.kind === 'episode' ? 'summary' : hit.role} · ${relativeTime(hit.timestamp)}`)}  ${highlight(fit(hit.snippet, out.width - 30), out.color)}`,
         )
       }
       return
@@ -124,43 +146,104 @@ async function slash(line: string, runtime: Runtime, out: Output): Promise<'exit
   }
 }
 
-async function repl(ctx: Context<ChatOptions>, runtime: Runtime, transcript: Transcript): Promise<void> {
+/** Why a chat ended, stored as the session's end reason (so `prune` can remove it later). */
+type EndReason = 'user_exit' | 'interrupted' | 'end_of_input' | 'terminated'
+
+// The terminal sends a paste between these (bracketed paste mode), so a pasted block is one turn.
+const PASTE_ON = '\u001b[?2004h'
+const PASTE_OFF = '\u001b[?2004l'
+
+/** The REPL: one turn per line (per paste on a terminal); returns why it ended and whether a turn failed. */
+async function repl(
+  ctx: Context<ChatOptions>,
+  runtime: Runtime,
+  transcript: Transcript,
+): Promise<{ reason: EndReason; failed: boolean }> {
   const { io, out } = ctx
   const terminal = Boolean(io.stdin.isTTY && io.stdout.isTTY)
   const rl = createInterface({ input: io.stdin, output: io.stdout, terminal })
   let running: AbortController | null = null
+  let reason: EndReason = 'end_of_input'
+  let failed = false
   const interrupt = () => {
     if (running) running.abort()
-    else rl.close()
+    else {
+      reason = 'interrupted'
+      rl.close()
+    }
+  }
+  const terminate = () => {
+    reason = 'terminated'
+    running?.abort()
+    rl.close()
   }
   rl.on('SIGINT', interrupt)
   process.on('SIGINT', interrupt)
+  process.on('SIGTERM', terminate)
+  // Lines that arrive inside a paste are held and sent with the line that ends it.
+  let pasting = false
+  const pasted: string[] = []
+  const onKey = (_text: string, key?: { name?: string }) => {
+    if (key?.name === 'paste-start') pasting = true
+    else if (key?.name === 'paste-end') pasting = false
+  }
+  if (terminal) {
+    io.stdin.on('keypress', onKey)
+    io.stdout.write(PASTE_ON)
+  }
+  // Lines are taken as they arrive (whether they are inside a paste is known only then) and queued while
+  // a turn runs.
+  const turns: string[] = []
+  let closed = false
+  let wake: () => void = () => undefined
+  rl.on('line', (raw) => {
+    if (pasting) pasted.push(raw)
+    else turns.push(pasted.length > 0 ? [...pasted.splice(0), raw].join('\n') : raw)
+    wake()
+  })
+  rl.on('close', () => {
+    closed = true
+    wake()
+  })
+  const next = async (): Promise<string | null> => {
+    while (turns.length === 0 && !closed) await new Promise<void>((resolve) => (wake = resolve))
+    return turns.shift() ?? null
+  }
   rl.setPrompt(`${out.color.green('you ›')} `)
   if (terminal) rl.prompt()
   try {
-    for await (const raw of rl) {
+    for (let raw = await next(); raw !== null; raw = await next()) {
       const line = raw.trim()
-      if (line.startsWith('/')) {
-        const outcome = await slash(line, runtime, out).catch((error) => {
+      if (line.startsWith('/') && !line.includes('\n')) {
+        const outcome = await slash(line, runtime, out, ctx.options.source).catch((error) => {
           out.line(out.color.red(errorLine(error)))
           return undefined
         })
-        if (outcome === 'exit') break
+        if (outcome === 'exit') {
+          reason = 'user_exit'
+          break
+        }
       } else if (line) {
         running = new AbortController()
         let streamed = false
+        const wait = waiting(io, 'thinking')
+        transcript.beforeWrite = () => wait.stop()
         try {
           const answer = await runtime.agent.run(line, {
             signal: running.signal,
             onText: (delta) => {
+              wait.stop()
               streamed = true
               transcript.text(delta)
             },
           })
+          wait.stop()
           if (!streamed) transcript.text(answer)
           transcript.end()
         } catch (error) {
+          wait.stop()
           transcript.end()
+          if (!running.signal.aborted) failed = true
           out.line(
             running.signal.aborted
               ? out.color.dim('(stopped; what was said is saved)')
@@ -174,8 +257,24 @@ async function repl(ctx: Context<ChatOptions>, runtime: Runtime, transcript: Tra
     }
   } finally {
     process.off('SIGINT', interrupt)
+    process.off('SIGTERM', terminate)
+    if (terminal) {
+      io.stdin.off('keypress', onKey)
+      io.stdout.write(PASTE_OFF)
+    }
     rl.close()
   }
+  return { reason, failed }
+}
+
+/** The command that continues this chat: the same --db, --config and --source as this one. */
+function continueCommand(options: ChatOptions & { db?: string; config?: string }): string {
+  const parts = ['engram chat']
+  if (options.db) parts.push(`--db ${shellWord(options.db)}`)
+  if (options.config) parts.push(`--config ${shellWord(options.config)}`)
+  if (options.source !== 'cli') parts.push(`--source ${shellWord(options.source)}`)
+  parts.push('--resume latest')
+  return parts.join(' ')
 }
 
 /** `engram chat [--resume [id|latest]] [--model m] [--source s]`: the REPL. */
@@ -189,6 +288,11 @@ export function registerChat(program: Command, io: Io): void {
     .action(async (_options, command: Command) => {
       const ctx = createContext<ChatOptions>(command, io)
       const { out } = ctx
+      if (ctx.options.json) {
+        throw new UsageError(
+          'chat has no --json output (it is a conversation). Chat, then read it as JSON with `engram show latest --json`.',
+        )
+      }
       const config = withModel(ctx.config(), ctx.options.model)
       if (config.api.provider === 'offline') out.note(OFFLINE_NOTE)
       const transcript = new Transcript(out, (text) => io.stdout.write(text))
@@ -200,25 +304,30 @@ export function registerChat(program: Command, io: Io): void {
           if (compressed || event.type === 'nudge') out.note(renderAgentEvent(event) as string)
         },
       })
+      let failed = false
       try {
-        const { resume } = ctx.options
+        const { resume, source } = ctx.options
         if (resume !== undefined) {
-          const target =
-            resume === true || resume === 'latest' ? 'latest' : (await findSession(runtime.store, resume)).id
-          const session = await runtime.agent.resume(target)
+          const reference = resume === true ? 'latest' : resume
+          const found = await findSession(runtime.store, reference, reference === 'latest' ? { source } : {})
+          const session = await runtime.agent.resume(found.id)
           out.note(
             `Resumed session ${shortId(session.id)} (${session.messageCount} messages, started ${relativeTime(session.startedAt)}).`,
           )
         }
         if (io.stdin.isTTY) out.note('Type /help for commands, Ctrl-C or /exit to leave.')
-        await repl(ctx, runtime, transcript)
-        if (runtime.agent.sessionId) {
-          out.note(
-            `Saved in session ${shortId(runtime.agent.sessionId)}. Continue with \`engram chat --resume latest\`.`,
-          )
+        const ended = await repl(ctx, runtime, transcript)
+        failed = ended.failed
+        const id = runtime.agent.sessionId
+        if (id) {
+          // The session ends with the chat, so that `engram prune` can remove it once it is old.
+          await runtime.store.endSession(id, ended.reason)
+          out.note(`Saved in session ${shortId(id)}. Continue with \`${continueCommand(ctx.options)}\`.`)
         }
       } finally {
         await runtime.close()
       }
+      // Piped input has no one to read the error: the exit code says a turn failed.
+      if (failed && !io.stdin.isTTY) throw new AlreadyReported('a turn of the chat failed')
     })
 }

@@ -1,14 +1,18 @@
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
+import { Writable } from 'node:stream'
 import { type ContextReport, type EngramConfig, loadConfig } from '@engram/agent'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
-import { fit, highlight, type Io, type Output, shortId } from '../output.ts'
+import { createOutput, fit, highlight, type Io, type Output, shellWord, shortId } from '../output.ts'
 import { openRuntime, type Runtime } from '../runtime.ts'
 import { Transcript } from './chat.ts'
 import { printMemoryFiles, readMemoryFiles } from './memory.ts'
 import { printUsage, summarizeUsage } from './usage.ts'
+
+/** Where the silent walkthrough of `demo --json` writes. */
+const DISCARD = new Writable({ write: (_chunk, _encoding, done) => done() })
 
 const TEACH = [
   'remember that the API backend uses FastAPI and deploys to fly.io',
@@ -111,12 +115,15 @@ export function registerDemo(program: Command, io: Io): void {
     .description('a scripted walkthrough with the offline model on a temporary database (no API key needed)')
     .action(async (_options, command: Command) => {
       const ctx = createContext(command, io)
-      const { out } = ctx
+      // With --json the walkthrough runs silently and stdout holds only the JSON document.
+      const out = ctx.out.json ? createOutput({ ...io, stdout: DISCARD }, false) : ctx.out
       const database = ctx.options.db
-        ? resolve(ctx.options.db)
+        ? resolve(io.cwd, ctx.options.db)
         : join(mkdtempSync(join(tmpdir(), 'engram-demo-')), 'engram.db')
       mkdirSync(dirname(database), { recursive: true })
-      const transcript = new Transcript(out, (text) => io.stdout.write(text))
+      const transcript = new Transcript(out, (text) => {
+        if (!ctx.out.json) io.stdout.write(text)
+      })
       const open = (window?: number) =>
         openRuntime(demoConfig(database, window), io, {
           source: 'demo',
@@ -158,14 +165,16 @@ export function registerDemo(program: Command, io: Io): void {
 
       heading(out, '4. Usage: tokens by purpose and model, and the 20% rule')
       const summary = summarizeUsage(report)
-      if (out.json) {
-        out.printJson({ database, firstSession: first, lineage: lineage.map((s) => s.id), ...summary })
+      if (ctx.out.json) {
+        ctx.out.printJson({ database, firstSession: first, lineage: lineage.map((s) => s.id), ...summary })
         return
       }
       printUsage(out, summary)
       out.line()
+      // The demo's memory files sit beside its database, where `--db` puts them for chat too.
+      const db = shellWord(database)
       out.line(
-        `Explore it: engram sessions --db ${database}   ·   engram chat --db ${database} --resume latest`,
+        `Explore it: engram sessions --db ${db}   ·   engram chat --db ${db} --source demo --resume latest`,
       )
     })
 }

@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs'
 import { describeConfig, type EngramConfig, loadConfig, maskUrl } from '@engram/agent'
 import { openStore } from '@engram/core'
 import type { Command } from 'commander'
-import { createContext } from '../context.ts'
+import { createContext, localDatabasePath, overridesOf } from '../context.ts'
 import { AlreadyReported, errorLine } from '../errors.ts'
 import { type Check, checkMemoryFiles } from '../memory-check.ts'
 import type { Io } from '../output.ts'
@@ -9,6 +10,18 @@ import { probeProvider } from '../provider-check.ts'
 
 async function storeChecks(config: EngramConfig): Promise<Check[]> {
   const where = maskUrl(config.storage.url ?? '')
+  const path = localDatabasePath(config.storage.url ?? '')
+  // A check creates nothing: a missing file is reported, not made.
+  if (path !== null && !existsSync(path)) {
+    return [
+      {
+        name: 'database',
+        ok: false,
+        detail: `there is no database at ${path}`,
+        fix: 'check --db (or ENGRAM_DB_URL, db_path), or create it with `engram migrate` (or `engram chat`)',
+      },
+    ]
+  }
   let store: Awaited<ReturnType<typeof openStore>>
   try {
     store = await openStore(config.storage)
@@ -73,8 +86,7 @@ export function registerDoctor(program: Command, io: Io): void {
           detail: errorLine(error),
           fix: 'correct that key, or write a fresh file with `engram init`',
         })
-        config = loadConfig({ file: null, env: io.env })
-        if (ctx.options.db) config = { ...config, storage: { ...config.storage, url: ctx.options.db } }
+        config = loadConfig({ file: null, env: io.env, cwd: io.cwd, overrides: overridesOf(ctx.options) })
       }
       checks.push(...(await storeChecks(config)))
       checks.push(...(await checkMemoryFiles(config.memoryFiles)))

@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import {
   type AgentEventHandler,
   createAgent,
@@ -14,13 +14,20 @@ import { EngramError, openStore } from '@engram/core'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import { BUILT_IN_EVAL_DIR } from '../data.ts'
-import { positiveInt } from '../errors.ts'
+import { wholeOption } from '../errors.ts'
 import { formatInt, type Io } from '../output.ts'
 import { startProgress } from '../progress.ts'
 import { AUXILIARY_RULE, summarizeUsage, type UsageSummary } from './usage.ts'
 
-function loadConversation(name: string): { name: string; turns: string[] } {
-  const path = existsSync(name) ? name : join(BUILT_IN_EVAL_DIR, `${name}.json`)
+/**
+ * The smallest window eval simulates: below it the system prompt, the memory files and the reply budget
+ * alone fill the window, and the replay measures nothing but refusals.
+ */
+const MIN_EVAL_WINDOW = 2_000
+
+function loadConversation(name: string, cwd: string): { name: string; turns: string[] } {
+  const given = resolve(cwd, name)
+  const path = existsSync(given) ? given : join(BUILT_IN_EVAL_DIR, `${name}.json`)
   if (!existsSync(path)) {
     throw new EngramError(
       'INVALID_ARGUMENT',
@@ -134,12 +141,19 @@ export function registerEval(program: Command, io: Io): void {
     .action(async (_options, command: Command) => {
       const ctx = createContext<{ conversation: string; window?: string }>(command, io)
       const base = ctx.config()
-      const window = positiveInt(ctx.options.window, '--window', base.models.main.contextWindow)
+      const window = wholeOption(ctx.options.window, '--window', base.models.main.contextWindow, {
+        min: MIN_EVAL_WINDOW,
+      })
       const config = {
         ...base,
         models: { ...base.models, main: { ...base.models.main, contextWindow: window } },
       }
-      const result = await replay(config, loadConversation(ctx.options.conversation), io, ctx.out.json)
+      const result = await replay(
+        config,
+        loadConversation(ctx.options.conversation, io.cwd),
+        io,
+        ctx.out.json,
+      )
       const { out } = ctx
       if (out.json) return out.printJson(result)
       const { usage } = result

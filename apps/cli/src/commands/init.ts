@@ -1,5 +1,5 @@
-import { existsSync, writeFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import {
   DEFAULT_COMPRESSOR_CONFIG as C,
   DEFAULT_COMPACT_TRIGGER_RATIO,
@@ -71,14 +71,30 @@ export function registerInit(program: Command, io: Io): void {
     .option('--force', 'overwrite an existing file')
     .action(async (file: string, _options, command: Command) => {
       const ctx = createContext<{ force?: boolean }>(command, io)
-      const path = resolve(file)
+      const path = resolve(io.cwd, file)
+      if (existsSync(path) && statSync(path).isDirectory()) {
+        throw new EngramError(
+          'INVALID_ARGUMENT',
+          `${path} is a folder. Name the file to write, e.g. \`engram init ${join(file, 'engram.toml')}\`.`,
+        )
+      }
       if (existsSync(path) && !ctx.options.force) {
         throw new EngramError(
           'INVALID_ARGUMENT',
           `${path} already exists. Edit it, or pass --force to replace it.`,
         )
       }
-      writeFileSync(path, CONFIG_TEMPLATE)
+      try {
+        // The folders of a new path are created, as \`engram migrate\` does for a database.
+        mkdirSync(dirname(path), { recursive: true })
+        writeFileSync(path, CONFIG_TEMPLATE)
+      } catch (cause) {
+        throw new EngramError(
+          'INVALID_ARGUMENT',
+          `Cannot write ${path} (${(cause as Error).message.split('\n')[0]}). Choose a path in a folder you can write to.`,
+          { cause },
+        )
+      }
       if (ctx.out.json) return ctx.out.printJson({ written: path })
       ctx.out.line(`Wrote ${path}. Check it with \`engram doctor\`.`)
     })

@@ -1,12 +1,24 @@
+import { MAX_PAGE_LIMIT } from '@engram/core'
 import type { Command } from 'commander'
+import stringWidth from 'string-width'
 import { createContext } from '../context.ts'
-import { positiveInt } from '../errors.ts'
-import { fit, formatInt, type Io, relativeTime, shortId } from '../output.ts'
+import { wholeOption } from '../errors.ts'
+import { fit, formatInt, type Io, relativeTime, shortIds } from '../output.ts'
 
 interface ListOptions {
   source?: string
   user?: string
   limit?: string
+}
+
+const HEAD = ['ID', 'STARTED', 'SOURCE', 'MODEL', 'MSGS', 'TOKENS', 'TITLE OR FIRST MESSAGE']
+
+/** The narrowest the title column gets, whatever the terminal's width. */
+const MIN_TITLE = 20
+
+/** What the filters were, for "No sessions … yet": ` of source "demo" for user "u1"`. */
+function filterText({ source, user }: ListOptions): string {
+  return `${source === undefined ? '' : ` of source ${JSON.stringify(source)}`}${user === undefined ? '' : ` of user ${JSON.stringify(user)}`}`
 }
 
 /** `engram sessions`: the newest sessions as a table, or `{ sessions: Session[] }` with --json. */
@@ -16,40 +28,56 @@ export function registerSessions(program: Command, io: Io): void {
     .description('list sessions, newest first')
     .option('--source <source>', 'only sessions from this source (cli, telegram, hermes, ...)')
     .option('--user <id>', 'only sessions of this user')
-    .option('--limit <n>', 'how many to list', '20')
+    .option('--limit <n>', `how many to list (1 to ${MAX_PAGE_LIMIT})`, '20')
     .action(async (_options, command: Command) => {
       const ctx = createContext<ListOptions>(command, io)
-      const { source, user, limit } = ctx.options
+      const { source, user } = ctx.options
+      const limit = wholeOption(ctx.options.limit, '--limit', 20, { max: MAX_PAGE_LIMIT })
       const { out } = ctx
-      const { sessions, previews } = await ctx.withStore(async (store) => {
-        const sessions = await store.listSessions({
-          source,
-          userId: user,
-          limit: positiveInt(limit, '--limit', 20),
-        })
-        // Untitled sessions are shown by their first question (human output only; one read per session).
-        const previews = new Map<string, string>()
-        if (!out.json) {
-          for (const s of sessions.filter((s) => !s.title && s.messageCount > 0)) {
-            const first = (await store.getMessages(s.id)).find((m) => m.role === 'user')
-            if (typeof first?.content === 'string') previews.set(s.id, first.content)
+      const { sessions, previews } = await ctx.withStore(
+        async (store) => {
+          const sessions = await store.listSessions({ source, userId: user, limit })
+          // Untitled sessions are shown by their first question (human output only; one read per session).
+          const previews = new Map<string, string>()
+          if (!out.json) {
+            for (const s of sessions.filter((s) => !s.title && s.messageCount > 0)) {
+              const first = (await store.getMessages(s.id)).find((m) => m.role === 'user')
+              if (typeof first?.content === 'string') previews.set(s.id, first.content)
+            }
           }
-        }
-        return { sessions, previews }
-      })
+          return { sessions, previews }
+        },
+        { create: false },
+      )
       if (out.json) return out.printJson({ sessions })
-      if (sessions.length === 0)
-        return out.line('No sessions yet. Start one with `engram chat` or `engram demo`.')
+      if (sessions.length === 0) {
+        const filtered = source !== undefined || user !== undefined
+        return out.line(
+          filtered
+            ? `No sessions${filterText(ctx.options)}. List them all with \`engram sessions\`.`
+            : 'No sessions yet. Start one with `engram chat` or `engram demo`.',
+        )
+      }
+      const short = shortIds(sessions.map((s) => s.id))
+      const rows = sessions.map((s) => [
+        out.color.cyan(short(s.id)) + (s.parentSessionId ? out.color.dim(' ↳') : ''),
+        relativeTime(s.startedAt),
+        s.source,
+        fit(s.model ?? '—', 18),
+        formatInt(s.messageCount),
+        formatInt(s.inputTokens + s.outputTokens),
+      ])
+      // The title takes what the terminal has left after the other columns and their gaps.
+      const used = HEAD.slice(0, -1).map((head, column) =>
+        Math.max(stringWidth(head), ...rows.map((row) => stringWidth(row[column] as string))),
+      )
+      const left = out.width - used.reduce((n, w) => n + w + 2, 0)
+      const titleWidth = Math.max(MIN_TITLE, left)
       out.table(
-        ['ID', 'STARTED', 'SOURCE', 'MODEL', 'MSGS', 'TOKENS', 'TITLE OR FIRST MESSAGE'],
-        sessions.map((s) => [
-          out.color.cyan(shortId(s.id)) + (s.parentSessionId ? out.color.dim(' ↳') : ''),
-          relativeTime(s.startedAt),
-          s.source,
-          fit(s.model ?? '—', 18),
-          formatInt(s.messageCount),
-          formatInt(s.inputTokens + s.outputTokens),
-          s.title ? fit(s.title, 40) : out.color.dim(fit(previews.get(s.id) ?? '', 40)),
+        HEAD,
+        sessions.map((s, i) => [
+          ...(rows[i] as string[]),
+          s.title ? fit(s.title, titleWidth) : out.color.dim(fit(previews.get(s.id) ?? '', titleWidth)),
         ]),
         { align: ['left', 'left', 'left', 'left', 'right', 'right', 'left'] },
       )

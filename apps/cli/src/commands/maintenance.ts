@@ -1,10 +1,9 @@
 import { maskUrl } from '@engram/agent'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
-import { positiveInt } from '../errors.ts'
-import { type Io, relativeTime, shortId } from '../output.ts'
+import { wholeOption } from '../errors.ts'
+import { type Io, relativeTime, shortIds } from '../output.ts'
 import { withSpinner } from '../progress.ts'
-import { allSessions } from '../sessions.ts'
 
 interface PruneOptions {
   olderThan: string
@@ -25,26 +24,21 @@ export function registerPrune(program: Command, io: Io): void {
     .action(async (_options, command: Command) => {
       const ctx = createContext<PruneOptions>(command, io)
       const { dryRun, source, vacuum } = ctx.options
-      const days = positiveInt(ctx.options.olderThan, '--older-than', 30)
+      const days = wholeOption(ctx.options.olderThan, '--older-than', 30)
       const { out } = ctx
       if (dryRun) {
-        const cutoff = Date.now() - days * 86_400_000
-        const doomed = await ctx.withStore(async (store) => {
-          const found = []
-          for await (const s of allSessions(store)) {
-            if (s.endedAt !== null && s.endedAt < cutoff && (source === undefined || s.source === source))
-              found.push(s)
-          }
-          return found
-        })
-        if (out.json)
-          return out.printJson({ dryRun: true, olderThanDays: days, count: doomed.length, sessions: doomed })
-        out.line(`Would delete ${doomed.length} session(s) that ended more than ${days} days ago:`)
-        if (doomed.length > 0) {
+        const preview = await ctx.withStore(
+          (store) => store.pruneSessions({ olderThanDays: days, source, dryRun: true }),
+          { create: false },
+        )
+        if (out.json) return out.printJson({ dryRun: true, olderThanDays: days, ...preview })
+        out.line(`Would delete ${preview.count} session(s) that ended more than ${days} days ago:`)
+        if (preview.count > 0) {
+          const short = shortIds(preview.sessions.map((s) => s.id))
           out.table(
             ['ID', 'ENDED', 'SOURCE', 'MSGS'],
-            doomed.map((s) => [
-              shortId(s.id),
+            preview.sessions.map((s) => [
+              short(s.id),
               relativeTime(s.endedAt as number),
               s.source,
               String(s.messageCount),

@@ -2,6 +2,7 @@ import { MemoryFiles, type MemoryOperation, type MemoryTarget } from '@engram/ag
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import { UsageError } from '../errors.ts'
+import { memoryPath, refusalForPeople } from '../memory-check.ts'
 import { formatInt, type Io, type Output } from '../output.ts'
 
 const TARGETS: MemoryTarget[] = ['memory', 'user']
@@ -80,18 +81,26 @@ export function registerMemory(program: Command, io: Io): void {
     .option('--target <target>', 'memory (MEMORY.md) or user (USER.md)')
     .action(async (action: string, text: string[], _options, command: Command) => {
       const ctx = createContext<{ target?: string }>(command, io)
-      const files = new MemoryFiles(ctx.config().memoryFiles)
+      const config = ctx.config().memoryFiles
+      const files = new MemoryFiles(config)
       const { out } = ctx
       if (action === 'show') {
         const shown = []
-        for (const target of targetOf(ctx.options.target, false))
-          shown.push({ target, ...(await files.read(target)) })
+        for (const target of targetOf(ctx.options.target, false)) {
+          const read = await files.read(target).catch((error) => {
+            throw refusalForPeople(error, target, memoryPath(config, target))
+          })
+          shown.push({ target, ...read })
+        }
         if (out.json) return out.printJson({ files: shown })
         printMemoryFiles(out, shown)
         return
       }
       const [target] = targetOf(ctx.options.target, true) as [MemoryTarget]
-      const result = await files.apply(target, [operationOf(action, text)])
+      const operation = operationOf(action, text)
+      const result = await files.apply(target, [operation]).catch((error) => {
+        throw refusalForPeople(error, target, memoryPath(config, target), operation)
+      })
       if (out.json) return out.printJson(result)
       out.line(`${result.changed ? out.color.green('✓') : '·'} ${result.summary}`)
     })

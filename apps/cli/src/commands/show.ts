@@ -9,7 +9,7 @@ import {
   type Io,
   type Output,
   relativeTime,
-  shortId,
+  shortIds,
 } from '../output.ts'
 import { findSession } from '../sessions.ts'
 
@@ -37,8 +37,9 @@ function messageLines(message: StoredMessage, color: Colors, width: number): str
 }
 
 function lineageLine(lineage: Session[], current: string, out: Output): string {
+  const short = shortIds(lineage.map((s) => s.id))
   return lineage
-    .map((s) => (s.id === current ? out.color.bold(shortId(s.id)) : shortId(s.id)))
+    .map((s) => (s.id === current ? out.color.bold(short(s.id)) : short(s.id)))
     .join(out.color.dim(' → '))
 }
 
@@ -51,17 +52,20 @@ export function registerShow(program: Command, io: Io): void {
     .action(async (reference: string, _options, command: Command) => {
       const ctx = createContext(command, io)
       const { out } = ctx
-      const shown = await ctx.withStore(async (store) => {
-        const session = await findSession(store, reference)
-        const tip = await store.resolveTip(session.id)
-        return {
-          session,
-          lineage: await store.getLineage(tip),
-          messages: await store.getStoredMessages(session.id),
-          episodes: await store.getEpisodes(session.id),
-          usage: await store.usage({ sessionId: session.id }),
-        }
-      })
+      const shown = await ctx.withStore(
+        async (store) => {
+          const session = await findSession(store, reference)
+          const tip = await store.resolveTip(session.id)
+          return {
+            session,
+            lineage: await store.getLineage(tip),
+            messages: await store.getStoredMessages(session.id),
+            episodes: await store.getEpisodes(session.id),
+            usage: await store.usage({ sessionId: session.id }),
+          }
+        },
+        { create: false },
+      )
       if (out.json) return out.printJson(shown)
       const { session: s, lineage, messages, usage } = shown
       const dim = out.color.dim

@@ -1,4 +1,6 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { EngramError } from '@engram/core'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import { UsageError } from '../errors.ts'
@@ -10,11 +12,51 @@ import { FORMATS, type Format, parseExport, serialize } from '../transfer/format
 import { openHermes } from '../transfer/hermes.ts'
 import { type RestoreResult, restoreSessions } from '../transfer/restore.ts'
 
-/** Writes next to the target and renames, so an interrupted export never leaves half a file. */
+/** Why a file could not be read or written, in words: `no such file`, `it is a folder`, the system's message. */
+function fileReason(error: unknown): string {
+  const code = (error as { code?: string }).code
+  if (code === 'ENOENT') return 'no such file or folder'
+  if (code === 'EISDIR') return 'it is a folder'
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied'
+  return (error as Error).message.split('\n')[0] as string
+}
+
+/**
+ * Writes next to the target and renames, so an interrupted export never leaves half a file; a failed
+ * write removes its temporary file and says why, with the fix.
+ */
 function writeAtomically(path: string, text: string): void {
+  if (existsSync(path) && statSync(path).isDirectory()) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `${path} is a folder. Give --output a file name, e.g. ${join(path, 'session.json')}.`,
+    )
+  }
   const temp = `${path}.${process.pid}.tmp`
-  writeFileSync(temp, text)
-  renameSync(temp, path)
+  try {
+    writeFileSync(temp, text)
+    renameSync(temp, path)
+  } catch (cause) {
+    rmSync(temp, { force: true })
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `Cannot write the export to ${path} (${fileReason(cause)}). Give --output a file in a folder that exists and that you can write to.`,
+      { cause },
+    )
+  }
+}
+
+/** The text of a file to import, or an error naming why it cannot be read and what to give instead. */
+function readImportFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (cause) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `Cannot read ${path} (${fileReason(cause)}). Give the path of a file written by \`engram export\`.`,
+      { cause },
+    )
+  }
 }
 
 /** `engram export <id> --format json|jsonl|md [--output file]`: the session's whole compression chain. */
@@ -35,22 +77,25 @@ export function registerExport(program: Command, io: Io): void {
       }
       // A bar only when the export goes to a file: on stdout it would mix with the export itself.
       let progress: Progress | undefined
+      const output = ctx.options.output === undefined ? undefined : resolve(io.cwd, ctx.options.output)
       const document = await ctx
-        .withStore(async (store) =>
-          exportChain(store, (await findSession(store, reference)).id, {
-            onLineage: (lineage) => {
-              const total = lineage.reduce((n, s) => n + s.messageCount, 0)
-              if (ctx.options.output) progress = startProgress(io, ctx.out.json, 'Exporting', total)
-            },
-            onSession: (session) => progress?.increment(session.messageCount),
-          }),
+        .withStore(
+          async (store) =>
+            exportChain(store, (await findSession(store, reference)).id, {
+              onLineage: (lineage) => {
+                const total = lineage.reduce((n, s) => n + s.messageCount, 0)
+                if (output) progress = startProgress(io, ctx.out.json, 'Exporting', total)
+              },
+              onSession: (session) => progress?.increment(session.messageCount),
+            }),
+          { create: false },
         )
         .finally(() => progress?.stop())
       const text = serialize(document, format)
       const messages = document.sessions.reduce((n, s) => n + s.messages.length, 0)
-      if (!ctx.options.output) return void io.stdout.write(text)
-      writeAtomically(ctx.options.output, text)
-      const summary = { file: ctx.options.output, format, sessions: document.sessions.length, messages }
+      if (!output) return void io.stdout.write(text)
+      writeAtomically(output, text)
+      const summary = { file: output, format, sessions: document.sessions.length, messages }
       if (ctx.out.json) return ctx.out.printJson(summary)
       ctx.out.line(
         `Exported ${summary.sessions} session(s), ${messages} messages to ${summary.file} (${format}).`,
@@ -80,13 +125,19 @@ export function registerImport(program: Command, io: Io): void {
     .action(async (file: string | undefined, _options, command: Command) => {
       const ctx = createContext<{ fromHermes?: string }>(command, io)
       const hermesPath = ctx.options.fromHermes
-      if ((file === undefined) === (hermesPath === undefined)) {
+      if (file !== undefined && hermesPath !== undefined) {
         throw new UsageError(
           'Give either a file written by `engram export` or --from-hermes <state.db>, not both.',
         )
       }
-      if (hermesPath) return importHermes(ctx.out, io, hermesPath, ctx.withStore)
-      const document = parseExport(readFileSync(file as string, 'utf8'), file as string)
+      if (file === undefined && hermesPath === undefined) {
+        throw new UsageError(
+          'Say what to import: `engram import <file>` (a file written by `engram export`) or `engram import --from-hermes <state.db>` (usually ~/.hermes/state.db).',
+        )
+      }
+      if (hermesPath) return importHermes(ctx.out, io, resolve(io.cwd, hermesPath), ctx.withStore)
+      const path = resolve(io.cwd, file as string)
+      const document = parseExport(readImportFile(path), file as string)
       const total = document.sessions.reduce((n, s) => n + Math.max(1, s.messages.length), 0)
       const progress = startProgress(io, ctx.out.json, 'Importing', total)
       const result = await ctx
@@ -109,8 +160,7 @@ async function importHermes(
     const result = await withStore(async (store) => {
       const sum: RestoreResult = { imported: 0, skipped: 0, messages: 0, warnings: [] }
       for (const exported of parentsFirst(hermes.sessions)) {
-        const existing = await store.getSession(exported.session.id)
-        if (existing && existing.messageCount > 0) {
+        if (await store.getSession(exported.session.id)) {
           sum.skipped++
           progress.increment(Math.max(1, exported.session.messageCount))
           continue

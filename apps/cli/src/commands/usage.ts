@@ -81,10 +81,16 @@ export function registerUsage(program: Command, io: Io): void {
     .option('--session <id>', 'one session (id, prefix or "latest") instead of the whole store')
     .action(async (_options, command: Command) => {
       const ctx = createContext<{ session?: string }>(command, io)
-      const { session, report } = await ctx.withStore(async (store) => {
-        const found = ctx.options.session ? await findSession(store, ctx.options.session) : null
-        return { session: found?.id ?? null, report: await store.usage(found ? { sessionId: found.id } : {}) }
-      })
+      const { session, report } = await ctx.withStore(
+        async (store) => {
+          const found = ctx.options.session ? await findSession(store, ctx.options.session) : null
+          return {
+            session: found?.id ?? null,
+            report: await store.usage(found ? { sessionId: found.id } : {}),
+          }
+        },
+        { create: false },
+      )
       const summary = summarizeUsage(report)
       if (ctx.out.json) return ctx.out.printJson({ sessionId: session, ...summary })
       printUsage(ctx.out, summary)

@@ -1,18 +1,10 @@
-import type { Episode, Session, Store, StoredMessage, UsageTotals } from '@engram/core'
-import { modelCalls } from '@engram/core/schema'
-import { type AnyColumn, count, eq, sql } from 'drizzle-orm'
-
-/** One model-call total of a session: the usage report's totals, per purpose and model. */
-export interface UsageRow extends UsageTotals {
-  purpose: string
-  model: string
-}
+import type { Episode, Session, Store, StoredMessage, UsageGroup } from '@engram/core'
 
 export interface ExportedSession {
   session: Session
   messages: StoredMessage[]
   episodes: Episode[]
-  usage: UsageRow[]
+  usage: UsageGroup[]
 }
 
 /** What `engram export` writes and `engram import` reads, whatever the file format. */
@@ -24,26 +16,6 @@ export interface ExportDocument {
 }
 
 export const FORMAT = 'engram-export'
-
-/** The session's model calls totalled per purpose and model, read from the `model_calls` table. */
-function usageRows(store: Store, sessionId: string): Promise<UsageRow[]> {
-  const total = (column: AnyColumn) => sql<number>`total(${column})`.mapWith(Number)
-  return store.db
-    .select({
-      purpose: modelCalls.purpose,
-      model: modelCalls.model,
-      calls: count(),
-      inputTokens: total(modelCalls.inputTokens),
-      outputTokens: total(modelCalls.outputTokens),
-      cacheReadTokens: total(modelCalls.cacheReadTokens),
-      cacheWriteTokens: total(modelCalls.cacheWriteTokens),
-      costUsd: total(modelCalls.costUsd),
-    })
-    .from(modelCalls)
-    .where(eq(modelCalls.sessionId, sessionId))
-    .groupBy(modelCalls.purpose, modelCalls.model)
-    .orderBy(modelCalls.purpose, modelCalls.model)
-}
 
 /**
  * The whole compression chain that holds `sessionId`, root first, with messages, episodes and usage.
@@ -62,7 +34,7 @@ export async function exportChain(
       session,
       messages: await store.getStoredMessages(session.id),
       episodes: await store.getEpisodes(session.id),
-      usage: await usageRows(store, session.id),
+      usage: await store.usageGroups({ sessionId: session.id }),
     })
     watch.onSession?.(session)
   }

@@ -1,6 +1,7 @@
-import { EngramError, type Role, type Session, type StoredMessage } from '@engram/core'
+import { existsSync, readFileSync } from 'node:fs'
+import { EngramError, type Role, type Session, type StoredMessage, type UsageGroup } from '@engram/core'
 import Database from 'better-sqlite3'
-import type { ExportedSession, UsageRow } from './document.ts'
+import type { ExportedSession } from './document.ts'
 
 type Row = Record<string, unknown>
 
@@ -11,7 +12,7 @@ export interface HermesSource {
   /** Sessions without their messages, parents before children. */
   sessions: ExportedSession[]
   /** Reads one session's messages and usage (on demand: a state.db can be large). */
-  load(session: ExportedSession): { messages: StoredMessage[]; usage: UsageRow[]; skipped: string[] }
+  load(session: ExportedSession): { messages: StoredMessage[]; usage: UsageGroup[]; skipped: string[] }
   close(): void
 }
 
@@ -34,19 +35,47 @@ function columns(db: Database.Database, table: string): Set<string> {
 const pick = (have: Set<string>, alias: string) => (column: string) =>
   have.has(column) ? `${alias}.${column}` : `NULL AS ${column}`
 
+const SQLITE_HEADER = 'SQLite format 3\0'
+
+/**
+ * Opens the Hermes file without writing anything beside it. SQLite creates `-wal` and `-shm` files even for
+ * a read-only connection to a WAL database, so when Hermes has left no `-wal` (it is not running) the file
+ * is read into memory and opened from there, its header set to rollback mode as a copy may be (an
+ * in-memory database cannot be in WAL mode). When a `-wal` is there, Hermes is writing: the file is opened
+ * read-only in place, with SQLite's locking, so the pages still in the WAL are read too.
+ */
 function openReadOnly(path: string): Database.Database {
   try {
-    const db = new Database(path, { readonly: true, fileMustExist: true })
+    let db: Database.Database
+    if (existsSync(`${path}-wal`)) db = new Database(path, { readonly: true, fileMustExist: true })
+    else {
+      const bytes = readFileSync(path)
+      if (bytes.subarray(0, 16).toString('latin1') === SQLITE_HEADER && bytes[18] === 2 && bytes[19] === 2) {
+        bytes[18] = 1
+        bytes[19] = 1
+      }
+      db = new Database(bytes, { readonly: true })
+    }
     db.prepare('SELECT count(*) FROM sqlite_master').get()
     return db
   } catch (cause) {
+    const code = (cause as { code?: string }).code
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a folder'
+          : (cause as Error).message.split('\n')[0]
     throw new EngramError(
       'INVALID_ARGUMENT',
-      `Cannot read the Hermes database ${path} (${(cause as Error).message.split('\n')[0]}). Pass the path of Hermes' state.db (usually ~/.hermes/state.db).`,
+      `Cannot read the Hermes database ${path} (${reason}). Pass the path of Hermes' state.db (usually ~/.hermes/state.db).`,
       { cause },
     )
   }
 }
+
+/** The fields of a Hermes message that Engram has no place for: reported, never dropped silently. */
+const UNKEPT_MESSAGE_FIELDS = ['reasoning', 'reasoning_content', 'reasoning_details', 'codex_reasoning_items']
 
 function toSession(row: Row): Session {
   return {
@@ -107,8 +136,9 @@ function toMessage(row: Row, sessionId: string, skipped: string[]): StoredMessag
   return message as unknown as StoredMessage
 }
 
-function usageOf(session: Session, row: Row, perModel: Row[]): UsageRow[] {
+function usageOf(session: Session, row: Row, perModel: Row[]): UsageGroup[] {
   const fromTable = perModel.map((u) => ({
+    // Schema 22 added `task` ('' for the main loop); before it every row is main-loop usage.
     purpose: str(u.task) ?? 'main',
     model: String(u.model),
     calls: num(u.api_call_count),
@@ -186,12 +216,18 @@ export function openHermes(path: string): HermesSource {
         `SELECT ${[...sessionColumns, prompt].join(', ')} FROM sessions s ORDER BY s.started_at, s.rowid`,
       )
       .all() as Row[]
-    const m = pick(columns(db, 'messages'), 'm')
-    const messageSql = `SELECT ${['id', 'role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'timestamp', 'token_count'].map(m).join(', ')}
+    const messageColumns = columns(db, 'messages')
+    const m = pick(messageColumns, 'm')
+    const unkept = UNKEPT_MESSAGE_FIELDS.filter((field) => messageColumns.has(field))
+    const messageSql = `SELECT ${['id', 'role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'timestamp', 'token_count', ...unkept].map(m).join(', ')}
       FROM messages m WHERE m.session_id = ? ORDER BY m.id`
     const readMessages = db.prepare(messageSql)
-    const readUsage = tables.has('session_model_usage')
-      ? db.prepare('SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY model, task')
+    // The columns that exist: `task` is there from schema 22 on.
+    const usageColumns = tables.has('session_model_usage') ? columns(db, 'session_model_usage') : null
+    const readUsage = usageColumns
+      ? db.prepare(
+          `SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY ${['model', 'task'].filter((c) => usageColumns.has(c)).join(', ')}`,
+        )
       : null
     const byId = new Map(rows.map((row) => [String(row.id), row]))
     return {
@@ -200,9 +236,17 @@ export function openHermes(path: string): HermesSource {
       load(exported) {
         const skipped: string[] = []
         const id = exported.session.id
-        const messages = (readMessages.all(id) as Row[])
+        const rows = readMessages.all(id) as Row[]
+        const messages = rows
           .map((row) => toMessage(row, id, skipped))
           .filter((message): message is StoredMessage => message !== null)
+        for (const field of unkept) {
+          const count = rows.filter((row) => typeof row[field] === 'string' && row[field] !== '').length
+          if (count > 0)
+            skipped.push(
+              `session ${id}: the ${field} of ${count} message(s) was not imported (Engram stores no ${field})`,
+            )
+        }
         const usage = usageOf(exported.session, byId.get(id) ?? {}, (readUsage?.all(id) as Row[]) ?? [])
         return { messages, usage, skipped }
       },

@@ -11,6 +11,8 @@ export const modelCalls = sqliteTable(
       .references(() => sessions.id, { onDelete: 'cascade' }),
     model: text('model').notNull(),
     purpose: text('purpose').notNull(),
+    /** How many calls the row stands for: 1 for a recorded call, more for an imported aggregate. */
+    calls: integer('calls').notNull().default(1),
     inputTokens: integer('input_tokens').notNull().default(0),
     outputTokens: integer('output_tokens').notNull().default(0),
     cacheReadTokens: integer('cache_read_tokens').notNull().default(0),

@@ -8,7 +8,8 @@ import { epochMs, identifier, parse, text, wholeNumber } from '../validation.ts'
  * Messages are checked by the message codec instead (the append hot path), with INVALID_MESSAGE.
  */
 
-const MAX_LIMIT = 1000
+/** The most rows one page of a list or search returns. */
+export const MAX_LIMIT = 1000
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const
 
 const optionalText = text.nullish()
@@ -115,6 +116,33 @@ export const pruneEpisodes = z
 export const pruneSessions = z.object({
   olderThanDays: finiteAtLeastZero,
   source: identifier.optional(),
+})
+
+const usageGroup = usageRecord.omit({ latencyMs: true }).extend({ calls: wholeNumber(0) })
+
+export const importSession = z.object({
+  session: newSession.extend({
+    id: identifier,
+    startedAt: epochMs,
+    endedAt: epochMs.nullish(),
+    endReason: endReason.nullish(),
+  }),
+  // Each message is checked by the codec, which names what is wrong with it.
+  messages: z.array(z.unknown(), { error: 'must be an array of messages' }).default([]),
+  usage: z.array(usageGroup).default([]),
+  episodes: z
+    .array(
+      newEpisode
+        .omit({ sessionId: true, firstMessageId: true, lastMessageId: true })
+        .extend({ firstMessageIndex: wholeNumber(0).nullish(), lastMessageIndex: wholeNumber(0).nullish() }),
+    )
+    .default([]),
+})
+
+export const resolveSession = z.object({
+  reference: identifier,
+  source: identifier.optional(),
+  userId: identifier.nullish(),
 })
 
 export const systemPrompt = z.string({ error: 'must be a string' }).pipe(text)

@@ -1,12 +1,13 @@
-import type { Row, Statement } from '../driver.ts'
+import type { Row, SqlValue, Statement } from '../driver.ts'
 import type { EngramError } from '../errors.ts'
 import { toIndexText } from '../search/cjk.ts'
-import type { IntegrityReport, PruneSessionsOptions, ToolCall } from '../types.ts'
+import type { IntegrityReport, PrunePreview, PruneSessionsOptions, ToolCall } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
 import { messageSearchText } from './message-codec.ts'
 import { deleteSessionsStatements } from './session-deletion.ts'
+import { decodeSession, SESSION_SELECT, type SessionRow } from './session-row.ts'
 
 const REBUILD_CHUNK = 500
 
@@ -127,14 +128,35 @@ export async function checkIntegrity(ctx: StoreContext): Promise<IntegrityReport
   return { ok: status === 'ok', status, database, searchIndex, fix }
 }
 
-/** Deletes ended sessions older than the cutoff with everything they own; their children stay, detached. */
-export async function pruneSessions(ctx: StoreContext, options: PruneSessionsOptions): Promise<number> {
+/** The ids pruneSessions removes: ended sessions older than the cutoff, of one source if given. */
+function doomedSessions(options: PruneSessionsOptions): { sql: string; params: SqlValue[] } {
   const { olderThanDays, source } = parse(args.pruneSessions, options, 'Pruning sessions')
   const cutoff = Date.now() - olderThanDays * 86_400_000
-  const doomed = `SELECT id FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ? ${source === undefined ? '' : 'AND source = ?'}`
-  const params = source === undefined ? [cutoff] : [cutoff, source]
-  const results = await ctx.write(deleteSessionsStatements(doomed, params), 'Pruning sessions')
+  return {
+    sql: `SELECT id FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ? ${source === undefined ? '' : 'AND source = ?'}`,
+    params: source === undefined ? [cutoff] : [cutoff, source],
+  }
+}
+
+/** Deletes ended sessions older than the cutoff with everything they own; their children stay, detached. */
+export async function pruneSessions(ctx: StoreContext, options: PruneSessionsOptions): Promise<number> {
+  const doomed = doomedSessions(options)
+  const results = await ctx.write(deleteSessionsStatements(doomed.sql, doomed.params), 'Pruning sessions')
   return results.at(-1)?.changes ?? 0
+}
+
+/** What pruneSessions would delete, newest ended first; deletes nothing. One read. */
+export async function previewPrune(ctx: StoreContext, options: PruneSessionsOptions): Promise<PrunePreview> {
+  const doomed = doomedSessions(options)
+  const rows = await ctx.read<SessionRow>(
+    {
+      sql: `${SESSION_SELECT} WHERE s.id IN (${doomed.sql}) ORDER BY s.ended_at DESC, s.rowid DESC`,
+      params: doomed.params,
+    },
+    'Listing the sessions a prune would delete',
+  )
+  const sessions = rows.map(decodeSession)
+  return { count: sessions.length, sessions }
 }
 
 /** Rewrites the database file to reclaim the space of deleted rows (SQLite VACUUM: needs the write lock). */

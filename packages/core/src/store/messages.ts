@@ -31,7 +31,7 @@ const MESSAGE_PLACEHOLDERS = MESSAGE_COLUMNS.split(',')
   .map(() => '?')
   .join(', ')
 // INSERT ... SELECT ... WHERE EXISTS: an unknown session writes nothing, in the same round trip.
-const INSERT_MESSAGE = `INSERT INTO messages (session_id, ${MESSAGE_COLUMNS})
+export const INSERT_MESSAGE = `INSERT INTO messages (session_id, ${MESSAGE_COLUMNS})
   SELECT ?, ${MESSAGE_PLACEHOLDERS} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?) RETURNING id`
 
 function storedFrom(

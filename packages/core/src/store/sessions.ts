@@ -89,7 +89,7 @@ export async function getSession(ctx: StoreContext, id: string): Promise<Session
 const rowid = sql<number>`${sessions}.rowid`
 
 // GLOB, not LIKE: case-sensitive like ids, and SQLite turns a literal prefix into a range on the primary key.
-const globPrefix = (prefix: string) => `${prefix.replace(/[*?[]/g, '[$&]')}*`
+export const globPrefix = (prefix: string) => `${prefix.replace(/[*?[]/g, '[$&]')}*`
 
 export async function listSessions(
   ctx: StoreContext,

@@ -6,6 +6,8 @@ import type {
   DailyUsage,
   DailyUsageOptions,
   Episode,
+  ImportSessionInput,
+  ImportSessionResult,
   IntegrityReport,
   ListSessionsOptions,
   MessageInput,
@@ -14,21 +16,26 @@ import type {
   NewSession,
   Page,
   PruneEpisodesOptions,
+  PrunePreview,
   PruneSessionsOptions,
+  ResolveSessionOptions,
   SearchHit,
   SearchOptions,
   Session,
   StoredMessage,
+  UsageGroup,
   UsageRecord,
   UsageReport,
 } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { addEpisode, getEpisodes, pruneEpisodes } from './episodes.ts'
-import { checkIntegrity, pruneSessions, rebuildSearchIndex, vacuum } from './maintenance.ts'
+import { checkIntegrity, previewPrune, pruneSessions, rebuildSearchIndex, vacuum } from './maintenance.ts'
 import * as messages from './messages.ts'
 import { search, searchPage } from './search.ts'
+import { importSession } from './session-import.ts'
+import { resolveSession } from './session-reference.ts'
 import * as sessions from './sessions.ts'
-import { readDailyUsage, readUsage, usageStatements } from './usage.ts'
+import { readDailyUsage, readUsage, readUsageGroups, usageStatements } from './usage.ts'
 
 /**
  * The session store: a thin facade over one module per table. Every write is one committed transaction
@@ -79,6 +86,26 @@ export class Store {
   /** Like listSessions, with the `nextCursor` that continues after the page's last session (keyset). */
   listSessionsPage(options: ListSessionsOptions = {}): Promise<Page<Session>> {
     return this.ctx.operation(() => sessions.listSessions(this.ctx, options))
+  }
+
+  /**
+   * The session a reference names: `latest` (the newest), a full id, or the start of exactly one id (as
+   * short ids are shown), among the sessions of `source` and `userId` when given: a session outside them is
+   * as good as missing. `SESSION_NOT_FOUND` when none matches, `INVALID_ARGUMENT` naming two of them when
+   * a prefix is ambiguous. At most two indexed reads.
+   */
+  resolveSession(reference: string, options?: ResolveSessionOptions): Promise<Session> {
+    return this.ctx.operation(() => resolveSession(this.ctx, reference, options))
+  }
+
+  /**
+   * Writes a whole session from elsewhere (an export, another agent's database) in one transaction,
+   * keeping its id, times and end: messages, usage totals (one row per group, with its call count) and
+   * episodes. A session already present is left untouched and nothing is written (`created: false`), so an
+   * import can run again. The parent must exist for the same user (`SESSION_NOT_FOUND`, nothing written).
+   */
+  importSession(input: ImportSessionInput): Promise<ImportSessionResult> {
+    return this.ctx.operation(() => importSession(this.ctx, input))
   }
 
   /** Marks the session ended; the first reason given wins and later calls change nothing. One UPDATE. */
@@ -167,6 +194,14 @@ export class Store {
     return this.ctx.operation(() => readDailyUsage(this.ctx, options))
   }
 
+  /**
+   * Token and cost totals of one session (or the whole store) per purpose and model, ordered by purpose
+   * then model: the rows usage() sums and an export carries. One grouped read.
+   */
+  usageGroups(options: { sessionId?: string } = {}): Promise<UsageGroup[]> {
+    return this.ctx.operation(() => readUsageGroups(this.ctx, options.sessionId))
+  }
+
   /** Deletes the session with its messages, episodes and usage; its children are kept and detached. */
   deleteSession(id: string): Promise<void> {
     return this.ctx.operation(() => sessions.deleteSession(this.ctx, id))
@@ -217,9 +252,17 @@ export class Store {
     return this.ctx.operation(() => checkIntegrity(this.ctx))
   }
 
-  /** Deletes ended sessions older than the cutoff with everything they own; returns how many went. */
-  pruneSessions(options: PruneSessionsOptions): Promise<number> {
-    return this.ctx.operation(() => pruneSessions(this.ctx, options))
+  /**
+   * Deletes ended sessions older than the cutoff with everything they own and returns how many went. With
+   * `dryRun: true` it deletes nothing and returns what it would delete (the sessions, newest ended first).
+   */
+  pruneSessions(options: PruneSessionsOptions & { dryRun: true }): Promise<PrunePreview>
+  pruneSessions(options: PruneSessionsOptions & { dryRun?: false }): Promise<number>
+  pruneSessions(options: PruneSessionsOptions & { dryRun?: boolean }): Promise<number | PrunePreview> {
+    const { dryRun, ...prune } = options
+    return this.ctx.operation<number | PrunePreview>(() =>
+      dryRun ? previewPrune(this.ctx, prune) : pruneSessions(this.ctx, prune),
+    )
   }
 
   /** Rewrites the file to reclaim the space of deleted rows (needs the write lock; rewrites the database). */

@@ -1,7 +1,7 @@
-import { and, count, eq, gte, lt, type SQL, sql, sum } from 'drizzle-orm'
+import { and, asc, eq, gte, lt, type SQL, sql, sum } from 'drizzle-orm'
 import type { Statement } from '../driver.ts'
 import { modelCalls } from '../schema/model-calls.ts'
-import type { DailyUsage, DailyUsageOptions, UsageRecord, UsageReport, UsageTotals } from '../types.ts'
+import type { DailyUsage, DailyUsageOptions, UsageGroup, UsageRecord, UsageReport, UsageTotals } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
@@ -42,15 +42,13 @@ export function usageStatements(sessionId: string, input: UsageRecord): Statemen
 const usageGroup = {
   purpose: modelCalls.purpose,
   model: modelCalls.model,
-  calls: count(),
+  calls: sum(modelCalls.calls).mapWith(Number),
   inputTokens: sum(modelCalls.inputTokens).mapWith(Number),
   outputTokens: sum(modelCalls.outputTokens).mapWith(Number),
   cacheReadTokens: sum(modelCalls.cacheReadTokens).mapWith(Number),
   cacheWriteTokens: sum(modelCalls.cacheWriteTokens).mapWith(Number),
   costUsd: sum(modelCalls.costUsd).mapWith(Number),
 }
-
-type UsageRow = UsageTotals & { purpose: string; model: string }
 
 const emptyTotals = (): UsageTotals => ({
   calls: 0,
@@ -61,7 +59,7 @@ const emptyTotals = (): UsageTotals => ({
   costUsd: 0,
 })
 
-function add(totals: UsageTotals, row: UsageRow): void {
+function add(totals: UsageTotals, row: UsageTotals): void {
   totals.calls += row.calls
   totals.inputTokens += row.inputTokens
   totals.outputTokens += row.outputTokens
@@ -70,18 +68,26 @@ function add(totals: UsageTotals, row: UsageRow): void {
   totals.costUsd += row.costUsd
 }
 
-/** Token and cost totals, overall and by purpose and model, for one session or the whole store. */
-export async function readUsage(ctx: StoreContext, sessionId?: string): Promise<UsageReport> {
+/**
+ * The usage totals of one session (or the whole store) per purpose and model, ordered by both. One
+ * grouped read of model_calls.
+ */
+export async function readUsageGroups(ctx: StoreContext, sessionId?: string): Promise<UsageGroup[]> {
   if (sessionId !== undefined) args.checkSessionId(sessionId, 'Reading usage')
-  const rows: UsageRow[] = await ctx.query('Reading usage', (db) =>
+  return ctx.query('Reading usage', (db) =>
     db
       .select(usageGroup)
       .from(modelCalls)
       .where(sessionId === undefined ? undefined : eq(modelCalls.sessionId, sessionId))
-      .groupBy(modelCalls.purpose, modelCalls.model),
+      .groupBy(modelCalls.purpose, modelCalls.model)
+      .orderBy(asc(modelCalls.purpose), asc(modelCalls.model)),
   )
+}
+
+/** Token and cost totals, overall and by purpose and model, for one session or the whole store. */
+export async function readUsage(ctx: StoreContext, sessionId?: string): Promise<UsageReport> {
   const report: UsageReport = { total: emptyTotals(), byPurpose: {}, byModel: {} }
-  for (const row of rows) {
+  for (const row of await readUsageGroups(ctx, sessionId)) {
     add(report.total, row)
     report.byPurpose[row.purpose] ??= emptyTotals()
     report.byModel[row.model] ??= emptyTotals()
@@ -109,7 +115,7 @@ export async function readDailyUsage(
       .select({
         day: callDay,
         purpose: modelCalls.purpose,
-        calls: count(),
+        calls: sum(modelCalls.calls).mapWith(Number),
         inputTokens: sum(modelCalls.inputTokens).mapWith(Number),
         outputTokens: sum(modelCalls.outputTokens).mapWith(Number),
         costUsd: sum(modelCalls.costUsd).mapWith(Number),
@@ -125,4 +131,26 @@ export async function readDailyUsage(
       .groupBy(callDay, modelCalls.purpose)
       .orderBy(callDay, modelCalls.purpose),
   )
+}
+
+/** One model_calls row standing for a group's `calls` calls (an imported total), stamped `at`. */
+export function usageGroupStatement(sessionId: string, group: UsageGroup, at: number): Statement {
+  return {
+    sql: `INSERT INTO model_calls (session_id, model, purpose, calls, input_tokens, output_tokens, cache_read_tokens,
+        cache_write_tokens, cost_usd, created_at)
+      SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)`,
+    params: [
+      sessionId,
+      group.model,
+      group.purpose,
+      group.calls,
+      group.inputTokens,
+      group.outputTokens,
+      group.cacheReadTokens,
+      group.cacheWriteTokens,
+      group.costUsd,
+      at,
+      sessionId,
+    ],
+  }
 }

@@ -528,6 +528,204 @@ export function storeSuite(h: Harness): void {
     })
   })
 
+  describe('usage groups', () => {
+    it('totals per purpose and model in order, and an imported group keeps its call count in one row', async () => {
+      const path = h.path()
+      const store = await open(path)
+      const s = await store.createSession({ source: 'cli' })
+      await store.recordUsage(s.id, { model: 'big', purpose: 'main', inputTokens: 10, outputTokens: 1 })
+      await store.recordUsage(s.id, { model: 'big', purpose: 'main', inputTokens: 20, outputTokens: 2 })
+      await store.recordUsage(s.id, {
+        model: 'a-cheap',
+        purpose: 'compression',
+        inputTokens: 5,
+        outputTokens: 1,
+      })
+      const groups = await store.usageGroups({ sessionId: s.id })
+      expect(groups.map((g) => [g.purpose, g.model, g.calls, g.inputTokens])).toEqual([
+        ['compression', 'a-cheap', 1, 5],
+        ['main', 'big', 2, 30],
+      ])
+      const imported = await store.importSession({
+        session: { id: 'imported-usage', source: 'hermes', startedAt: 1_000 },
+        usage: [
+          {
+            purpose: 'main',
+            model: 'big',
+            calls: 40,
+            inputTokens: 4000,
+            outputTokens: 400,
+            cacheReadTokens: 7,
+            cacheWriteTokens: 3,
+            costUsd: 0.5,
+          },
+        ],
+      })
+      expect(imported.session).toMatchObject({ inputTokens: 4000, outputTokens: 400, costUsd: 0.5 })
+      expect((await store.usage({ sessionId: 'imported-usage' })).total).toEqual({
+        calls: 40,
+        inputTokens: 4000,
+        outputTokens: 400,
+        cacheReadTokens: 7,
+        cacheWriteTokens: 3,
+        costUsd: 0.5,
+      })
+      await store.close()
+      const db = raw(path)
+      const rows = db
+        .prepare("SELECT count(*) FROM model_calls WHERE session_id = 'imported-usage'")
+        .pluck()
+        .get()
+      db.close()
+      expect(rows).toBe(1)
+    })
+  })
+
+  describe('importing a session', () => {
+    let store: Store
+    beforeEach(async () => {
+      store = await open()
+      return () => store.close()
+    })
+
+    it('writes a whole session with its own id, times, end, messages, usage and episodes', async () => {
+      const parent = await store.importSession({
+        session: {
+          id: 'p1',
+          source: 'hermes',
+          userId: 'u1',
+          title: 'Deploy',
+          startedAt: 1_000,
+          endedAt: 5_000,
+          endReason: 'compression',
+        },
+        messages: [
+          { role: 'user', content: 'how do we deploy?', timestamp: 1_100, tokenCount: 4 },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [toolCall('c1', 'terminal', { cmd: 'cat fly.toml' })],
+            timestamp: 1_200,
+          },
+          { role: 'tool', tool_call_id: 'c1', name: 'terminal', content: 'app = "api"', timestamp: 1_300 },
+        ],
+        episodes: [
+          { summary: 'They deploy with fly.', importance: 7, firstMessageIndex: 0, lastMessageIndex: 2 },
+        ],
+      })
+      expect(parent).toMatchObject({ created: true, messages: 3 })
+      expect(parent.session).toMatchObject({
+        id: 'p1',
+        userId: 'u1',
+        startedAt: 1_000,
+        endedAt: 5_000,
+        endReason: 'compression',
+        messageCount: 3,
+        toolCallCount: 1,
+      })
+      const stored = await store.getStoredMessages('p1')
+      expect(stored.map((m) => m.timestamp)).toEqual([1_100, 1_200, 1_300])
+      const [episode] = await store.getEpisodes('p1')
+      expect(episode).toMatchObject({
+        importance: 7,
+        firstMessageId: stored[0]?.id,
+        lastMessageId: stored[2]?.id,
+      })
+      const child = await store.importSession({
+        session: { id: 'c1', source: 'hermes', userId: 'u1', parentSessionId: 'p1', startedAt: 6_000 },
+        messages: [{ role: 'user', content: '[summary] deploy with fly', timestamp: 6_100 }],
+      })
+      expect(child.session.parentSessionId).toBe('p1')
+      expect(await store.resolveTip('p1')).toBe('c1')
+      expect((await store.search('fly')).length).toBeGreaterThan(0)
+    })
+
+    it('writes nothing for a session already present, and nothing at all for a parent of another user', async () => {
+      const first = await store.importSession({
+        session: { id: 'once', source: 'x', startedAt: 1 },
+        messages: [{ role: 'user', content: 'a' }],
+      })
+      const again = await store.importSession({
+        session: { id: 'once', source: 'x', startedAt: 1 },
+        messages: [{ role: 'user', content: 'b' }],
+      })
+      expect(again).toMatchObject({ created: false, messages: 0 })
+      expect(again.session).toEqual(first.session)
+      expect((await store.getMessages('once')).map((m) => m.content)).toEqual(['a'])
+      await store.importSession({ session: { id: 'theirs', source: 'x', userId: 'u2', startedAt: 1 } })
+      await expectCode(
+        store.importSession({
+          session: { id: 'orphan', source: 'x', userId: 'u1', parentSessionId: 'theirs', startedAt: 2 },
+          messages: [{ role: 'user', content: 'lost?' }],
+          usage: [
+            {
+              purpose: 'main',
+              model: 'm',
+              calls: 1,
+              inputTokens: 1,
+              outputTokens: 1,
+              cacheReadTokens: 0,
+              cacheWriteTokens: 0,
+              costUsd: 0,
+            },
+          ],
+        }),
+        'SESSION_NOT_FOUND',
+      )
+      expect(await store.getSession('orphan')).toBeNull()
+      expect((await store.usage()).total.calls).toBe(0)
+      expect(await store.search('lost')).toEqual([])
+    })
+
+    it('refuses a bad message or an episode pointing past the messages, writing nothing', async () => {
+      await expectCode(
+        store.importSession({
+          session: { id: 'bad', source: 'x', startedAt: 1 },
+          messages: [{ role: 'robot', content: 'x' } as never],
+        }),
+        'INVALID_MESSAGE',
+      )
+      await expectCode(
+        store.importSession({
+          session: { id: 'bad', source: 'x', startedAt: 1 },
+          messages: [{ role: 'user', content: 'x' }],
+          episodes: [{ summary: 's', firstMessageIndex: 0, lastMessageIndex: 1 }],
+        }),
+        'INVALID_ARGUMENT',
+      )
+      expect(await store.getSession('bad')).toBeNull()
+    })
+  })
+
+  describe('session references', () => {
+    let store: Store
+    beforeEach(async () => {
+      store = await open()
+      return () => store.close()
+    })
+
+    it('resolves latest, a full id and a unique prefix, within a source and user, and names what is ambiguous', async () => {
+      await store.createSession({ id: '20260301_090000_aaaa', source: 'hermes', userId: 'u1' })
+      await store.createSession({ id: '20260301_100000_bbbb', source: 'hermes', userId: 'u2' })
+      const cli = await store.createSession({ source: 'cli' })
+      expect((await store.resolveSession('latest')).id).toBe(cli.id)
+      expect((await store.resolveSession('latest', { source: 'hermes' })).id).toBe('20260301_100000_bbbb')
+      expect((await store.resolveSession('latest', { source: 'hermes', userId: 'u1' })).id).toBe(
+        '20260301_090000_aaaa',
+      )
+      expect((await store.resolveSession('latest', { userId: null })).id).toBe(cli.id)
+      expect((await store.resolveSession(cli.id)).id).toBe(cli.id)
+      expect((await store.resolveSession('20260301_09')).id).toBe('20260301_090000_aaaa')
+      await expectCode(store.resolveSession('20260301'), 'INVALID_ARGUMENT')
+      expect((await store.resolveSession('20260301', { userId: 'u2' })).id).toBe('20260301_100000_bbbb')
+      // Another user's session is as good as missing, by id and by prefix.
+      await expectCode(store.resolveSession('20260301_090000_aaaa', { userId: 'u2' }), 'SESSION_NOT_FOUND')
+      await expectCode(store.resolveSession('zz'), 'SESSION_NOT_FOUND')
+      await expectCode(store.resolveSession('latest', { source: 'nobody' }), 'SESSION_NOT_FOUND')
+      await expectCode(store.resolveSession(''), 'INVALID_ARGUMENT')
+    })
+  })
+
   describe('opening', () => {
     it('refuses a file that is not a database and leaves it as it was', async () => {
       const garbage = join(dir, `garbage-${driver}.db`)
@@ -595,6 +793,10 @@ export function storeSuite(h: Harness): void {
       await store.endSession(otherSource.id, 'done')
       await new Promise((r) => setTimeout(r, 5))
       expect(await store.pruneSessions({ olderThanDays: 1 })).toBe(0)
+      const preview = await store.pruneSessions({ olderThanDays: 0, source: 'cron', dryRun: true })
+      expect(preview.count).toBe(1)
+      expect(preview.sessions.map((s) => s.id)).toEqual([ended.id])
+      expect(await store.getSession(ended.id)).not.toBeNull()
       expect(await store.pruneSessions({ olderThanDays: 0, source: 'cron' })).toBe(1)
       expect(await store.getSession(ended.id)).toBeNull()
       expect(await store.search('news')).toEqual([])

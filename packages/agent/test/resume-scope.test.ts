@@ -1,0 +1,24 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createOfflineModel } from '../src/index.ts'
+import { world } from './agent-helpers.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'engram-resume-scope-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe('resume() stays within the agent’s user', () => {
+  it('refuses another user’s session by id, and resumes the user’s own', async () => {
+    const w = world(dir)
+    const store = await w.open()
+    const alice = w.agent(store, createOfflineModel(), { userId: 'alice' })
+    await alice.run('remember that my locker code is 4711')
+    const aliceSession = alice.sessionId as string
+    const bob = w.agent(store, createOfflineModel(), { userId: 'bob' })
+    await expect(bob.resume(aliceSession)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' })
+    expect(bob.sessionId).toBeNull()
+    const again = w.agent(store, createOfflineModel(), { userId: 'alice' })
+    expect((await again.resume(aliceSession)).id).toBe(aliceSession)
+  })
+})

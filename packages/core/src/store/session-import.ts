@@ -1,0 +1,119 @@
+import type { Statement } from '../driver.ts'
+import { EngramError, sqliteCode } from '../errors.ts'
+import { toIndexText } from '../search/cjk.ts'
+import type { ImportSessionInput, ImportSessionResult, MessageInput, Session } from '../types.ts'
+import { parse } from '../validation.ts'
+import * as args from './args.ts'
+import type { StoreContext } from './context.ts'
+import { encodeMessage } from './message-codec.ts'
+import { INSERT_MESSAGE } from './messages.ts'
+import { getSession } from './sessions.ts'
+import { usageGroupStatement } from './usage.ts'
+
+const action = 'Importing a session'
+
+// The n-th message of the session (0-based): the imported messages are the session's only ones.
+const NTH_MESSAGE = '(SELECT id FROM messages WHERE session_id = ? ORDER BY id LIMIT 1 OFFSET ?)'
+const nth = (sessionId: string, index: number | null | undefined) =>
+  index === null || index === undefined
+    ? { sql: 'NULL', params: [] }
+    : { sql: NTH_MESSAGE, params: [sessionId, index] }
+
+/**
+ * Writes a whole session (as exported elsewhere) in one transaction: the session row with its own id,
+ * times and end, its messages, one model_calls row per usage group (carrying its call count) and its
+ * episodes. A session already present is left as it is and nothing is written (`created: false`), so an
+ * import can be run again. A parent must exist for the same user (`SESSION_NOT_FOUND`, nothing written).
+ */
+export async function importSession(
+  ctx: StoreContext,
+  input: ImportSessionInput,
+): Promise<ImportSessionResult> {
+  const { session, messages, usage, episodes } = parse(args.importSession, input, action)
+  const existing = await getSession(ctx, session.id)
+  if (existing) return { created: false, session: existing, messages: 0 }
+  const now = Date.now()
+  const encoded = messages.map((message) => encodeMessage(message as MessageInput, now))
+  for (const [i, episode] of episodes.entries()) {
+    for (const index of [episode.firstMessageIndex, episode.lastMessageIndex]) {
+      if (index !== null && index !== undefined && index >= encoded.length) {
+        throw new EngramError(
+          'INVALID_ARGUMENT',
+          `${action}: episode ${i + 1} points at message ${index}, but the session has ${encoded.length}. Give positions in messages (0-based).`,
+        )
+      }
+    }
+  }
+  const sum = (pick: (group: (typeof usage)[number]) => number) => usage.reduce((n, g) => n + pick(g), 0)
+  const parent = session.parentSessionId ?? null
+  const userId = session.userId ?? null
+  const id = session.id
+  const statements: Statement[] = [
+    {
+      // A child belongs to its parent's user: a parent of another user is as good as missing.
+      sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at,
+          ended_at, end_reason, input_tokens, output_tokens, cost_usd)
+        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+        WHERE ? IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = ? AND user_id IS ?)`,
+      params: [
+        id,
+        session.source,
+        userId,
+        session.model ?? null,
+        session.title ?? null,
+        session.systemPrompt ?? null,
+        parent,
+        session.startedAt,
+        session.endedAt ?? null,
+        session.endedAt === null || session.endedAt === undefined ? null : (session.endReason ?? 'ended'),
+        sum((g) => g.inputTokens),
+        sum((g) => g.outputTokens),
+        sum((g) => g.costUsd),
+        parent,
+        parent,
+        userId,
+      ],
+    },
+    ...encoded.map((e) => ({ sql: INSERT_MESSAGE, params: [id, ...e.values, id] })),
+    ...usage.map((group) => usageGroupStatement(id, group, session.startedAt)),
+    ...episodes.map((episode) => {
+      const first = nth(id, episode.firstMessageIndex)
+      const last = nth(id, episode.lastMessageIndex)
+      return {
+        sql: `INSERT INTO episodes (session_id, summary, content, importance, token_count, created_at,
+            first_message_id, last_message_id, search_text)
+          SELECT ?, ?, ?, ?, ?, ?, ${first.sql}, ${last.sql}, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)`,
+        params: [
+          id,
+          episode.summary,
+          episode.content ?? null,
+          episode.importance,
+          episode.tokenCount,
+          now,
+          ...first.params,
+          ...last.params,
+          toIndexText(episode.summary),
+          id,
+        ],
+      }
+    }),
+  ]
+  let results: Awaited<ReturnType<StoreContext['write']>>
+  try {
+    results = await ctx.write(statements, action)
+  } catch (error) {
+    // Written by someone else between the check and the write: theirs stands, as for any present session.
+    const raced = sqliteCode((error as EngramError).cause)?.startsWith('SQLITE_CONSTRAINT')
+    const present = raced ? await getSession(ctx, id) : null
+    if (present) return { created: false, session: present, messages: 0 }
+    throw error
+  }
+  // Without its session row every other statement matched nothing: nothing was written.
+  if (results[0]?.changes === 0) {
+    throw new EngramError(
+      'SESSION_NOT_FOUND',
+      `${action}: the parent session ${JSON.stringify(parent)} does not exist for ${userId === null ? 'sessions without a user' : `user ${JSON.stringify(userId)}`}. Import the parent first, or import without parentSessionId.`,
+    )
+  }
+  return { created: true, session: (await getSession(ctx, id)) as Session, messages: encoded.length }
+}
