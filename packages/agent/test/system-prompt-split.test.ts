@@ -2,7 +2,9 @@ import fc from 'fast-check'
 import { expect, it } from 'vitest'
 import { buildSystemPrompt, splitSystemPrompt } from '../src/index.ts'
 
-const tools = [{ name: 'memory', description: 'Save facts.', parameters: { type: 'object' as const, properties: {} } }]
+const tools = [
+  { name: 'memory', description: 'Save facts.', parameters: { type: 'object' as const, properties: {} } },
+]
 
 it('finds exactly the frozen memory snapshot in any prompt buildSystemPrompt makes', () => {
   fc.assert(

@@ -1,7 +1,14 @@
 import { and, asc, eq, gte, lt, type SQL, sql, sum } from 'drizzle-orm'
 import type { Statement } from '../driver.ts'
 import { modelCalls } from '../schema/model-calls.ts'
-import type { DailyUsage, DailyUsageOptions, UsageGroup, UsageRecord, UsageReport, UsageTotals } from '../types.ts'
+import type {
+  DailyUsage,
+  DailyUsageOptions,
+  UsageGroup,
+  UsageRecord,
+  UsageReport,
+  UsageTotals,
+} from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
