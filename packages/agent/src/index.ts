@@ -54,6 +54,7 @@ export type {
   ModelProvider,
   ToolSpec,
 } from './providers/types.ts'
+export { renderBlock } from './memory/snapshot.ts'
 export { scanForThreats, type ThreatScan } from './security/threats.ts'
 export { createMemoryTool } from './tools/memory-tool.ts'
 export { runTool, schemaProblem } from './tools/run-tool.ts'
