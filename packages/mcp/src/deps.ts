@@ -14,7 +14,7 @@ export type McpStore = Pick<
   | 'getLineage'
   | 'getEpisodes'
   | 'createSession'
-  | 'appendMessages'
+  | 'appendMessagesOnce'
 >
 
 /** What every tool of the server is built from; the scope is fixed for the server's lifetime. */
@@ -24,3 +24,6 @@ export interface ToolDeps {
   scope: Scope
   budget: Budget
 }
+
+/** MCP calls belong to no stored session, so searches leave no compression chain out. */
+export const NO_CURRENT_SESSION = 'mcp-client'

@@ -2,10 +2,8 @@ import { createSessionSearchTool } from '@engram/agent'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { BUDGETS } from './budget.ts'
-import type { ToolDeps } from './deps.ts'
+import { NO_CURRENT_SESSION, type ToolDeps } from './deps.ts'
 import { describeScope, scopeKey } from './scope.ts'
-
-const NO_CURRENT_SESSION = 'mcp-client'
 
 /**
  * `start_session`: the frozen memory block (both files with their usage headers, hostile entries blocked)

@@ -3,14 +3,11 @@ import { EngramError, type StoredMessage } from '@engram/core'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { BUDGETS } from '../budget.ts'
-import type { ToolDeps } from '../deps.ts'
+import { NO_CURRENT_SESSION, type ToolDeps } from '../deps.ts'
 import { scopeKey } from '../scope.ts'
 import { describeSession, messageText, resolveSession, sessionSummary } from '../session-text.ts'
 import { guarded } from '../tool-result.ts'
 import { READ_ONLY, scopeShape } from './shared.ts'
-
-/** No MCP call belongs to a stored session, so no compression chain is left out of a search. */
-const NO_CURRENT_SESSION = 'mcp-client'
 
 const SEARCH_LIMIT = 10
 const READ_RADIUS = 20
@@ -27,27 +24,49 @@ const sessionShape = z.object({
 export function registerSessionTools(server: McpServer, deps: ToolDeps): void {
   const { store, scope, budget } = deps
   // The agent's own tool: the same ranking, windows and ~1,000-token budget as inside an agent loop.
-  const search = createSessionSearchTool(store, { maxTokens: BUDGETS.search, tokenCounter: budget.counter })
+  const search = createSessionSearchTool(store, {
+    maxTokens: BUDGETS.search,
+    sessionMaxTokens: BUDGETS.read,
+    tokenCounter: budget.counter,
+  })
 
   server.registerTool(
     'session_search',
     {
       title: 'Search past sessions',
-      description: `Full-text search over every past conversation of this user (any language), summaries first, each hit with a few messages around it; the whole result within about ${BUDGETS.search} tokens. Then read one with session_read.`,
+      description: `Full-text search over every past conversation of this user (any language): ranked hits, summaries first, each with a few messages around it, the whole result within about ${BUDGETS.search} tokens. With session_id instead: that session's messages (about ${BUDGETS.read} tokens; session_read pages through it). With neither: the recent sessions.`,
       inputSchema: z.strictObject({
-        query: z.string().trim().min(1).max(1_000).describe('Words to look for; a "quoted phrase"; prefix*'),
+        query: z
+          .string()
+          .trim()
+          .min(1)
+          .max(1_000)
+          .optional()
+          .describe('Words to look for; a "quoted phrase"; prefix*'),
+        session_id: z
+          .string()
+          .trim()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('A session id (or a unique prefix of ≥ 4 characters) from a result'),
         limit: z.int().min(1).max(SEARCH_LIMIT).default(5).describe(`Hits to return (1–${SEARCH_LIMIT})`),
       }),
-      outputSchema: z.object({ ...scopeShape, query: z.string(), tokens: z.number(), text: z.string() }),
+      outputSchema: z.object({
+        ...scopeShape,
+        query: z.string().nullable(),
+        tokens: z.number(),
+        text: z.string(),
+      }),
       annotations: READ_ONLY,
     },
-    ({ query, limit }) =>
+    ({ query, session_id, limit }) =>
       guarded('session_search', scope, async () => {
         const text = await search.execute(
-          { query, limit },
+          { ...(query ? { query, limit } : {}), ...(session_id ? { session_id } : {}) },
           { sessionId: NO_CURRENT_SESSION, userId: scopeKey(scope) },
         )
-        return { text, data: { query, tokens: budget.count(text), text } }
+        return { text, data: { query: query ?? null, tokens: budget.count(text), text } }
       }),
   )
 
