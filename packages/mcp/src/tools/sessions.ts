@@ -1,5 +1,5 @@
 import { createSessionSearchTool } from '@engram/agent'
-import { EngramError, type StoredMessage } from '@engram/core'
+import { EngramError, type Session, type StoredMessage } from '@engram/core'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { BUDGETS } from '../budget.ts'
@@ -170,13 +170,24 @@ export function registerSessionTools(server: McpServer, deps: ToolDeps): void {
               ? 'No sessions yet in this scope.'
               : 'No more sessions.'
             : 'Sessions, newest first (read one with session_read):'
-        const lines = [header, ...sessions.map((s) => `- ${describeSession(s, budget)}`)]
-        const nextOffset = page.length > limit ? offset + limit : null
+        const lines = [header]
+        const shown: Session[] = []
+        // The paging line costs at most ~20 tokens; it is kept inside the page's budget.
+        let used = budget.count(header) + 20
+        for (const session of sessions) {
+          const line = `- ${describeSession(session, budget)}`
+          used += budget.count(line) + 1
+          if (used > BUDGETS.list) break
+          lines.push(line)
+          shown.push(session)
+        }
+        const more = shown.length < sessions.length || page.length > limit
+        const nextOffset = more ? offset + shown.length : null
         if (nextOffset !== null) lines.push(`[more: call sessions_list with offset ${nextOffset}]`)
         const text = lines.join('\n')
         return {
           text,
-          data: { sessions: sessions.map(sessionSummary), nextOffset, tokens: budget.count(text) },
+          data: { sessions: shown.map(sessionSummary), nextOffset, tokens: budget.count(text) },
         }
       }),
   )
