@@ -38,6 +38,7 @@ export {
   type MemoryRefusalReason,
   type MemoryTarget,
 } from './memory/operations.ts'
+export { renderBlock } from './memory/snapshot.ts'
 export { ANTHROPIC_DEFAULT_BASE_URL, createAnthropicProvider } from './providers/anthropic.ts'
 export { type CallObserver, createSummarizer, timedChat } from './providers/auxiliary.ts'
 export type { ProviderOptions } from './providers/endpoint.ts'
@@ -54,7 +55,6 @@ export type {
   ModelProvider,
   ToolSpec,
 } from './providers/types.ts'
-export { renderBlock } from './memory/snapshot.ts'
 export { scanForThreats, type ThreatScan } from './security/threats.ts'
 export { createMemoryTool } from './tools/memory-tool.ts'
 export { runTool, schemaProblem } from './tools/run-tool.ts'

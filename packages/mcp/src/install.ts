@@ -24,7 +24,7 @@ export interface InstallOptions {
 }
 
 /** One server entry as the JSON clients (`mcpServers`) and Codex (`mcp_servers`) both describe it. */
-export function serverEntry(options: InstallOptions) {
+function serverEntry(options: InstallOptions) {
   return { command: options.command, args: options.args }
 }
 

@@ -10,8 +10,8 @@ import { registerMemoryTools } from './tools/memory.ts'
 import { registerSessionLog } from './tools/session-log.ts'
 import { registerSessionTools } from './tools/sessions.ts'
 
-export const SERVER_NAME = 'engram'
-export const SERVER_VERSION = '0.1.0'
+const SERVER_NAME = 'engram'
+const SERVER_VERSION = '0.1.0'
 
 export interface EngramMcpOptions {
   store: McpStore

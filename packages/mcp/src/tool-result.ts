@@ -10,7 +10,7 @@ export interface ToolOutput<T> {
 }
 
 /** A successful result: the text, and the data with the scope that was searched. */
-export function toolResult<T extends object>(scope: Scope, output: ToolOutput<T>): CallToolResult {
+function toolResult<T extends object>(scope: Scope, output: ToolOutput<T>): CallToolResult {
   return {
     content: [{ type: 'text', text: output.text }],
     structuredContent: { scope: scopeReport(scope), ...output.data },
@@ -21,7 +21,7 @@ export function toolResult<T extends object>(scope: Scope, output: ToolOutput<T>
  * A refused or failed call as an `isError` result the model can act on. Engram errors carry their own fix;
  * anything else is reported as unexpected. Secrets in either are redacted.
  */
-export function toolError(name: string, error: unknown): CallToolResult {
+function toolError(name: string, error: unknown): CallToolResult {
   const text =
     error instanceof EngramError
       ? `${name}: ${error.message}`

@@ -76,9 +76,6 @@ it('6 server processes on one store and one pair of memory files, 2 SIGKILLed mi
   expect(new Set(entries).size).toBe(entries.length)
   expect(chars).toBeLessThanOrEqual(limit)
   expect(results.reduce((n, r) => n + r.refused, 0)).toBeGreaterThan(0)
-  expect(
-    readdirSync(ws.dir).filter((name) => name.endsWith('.tmp') && !name.startsWith('.MEMORY.md.')),
-  ).toEqual([])
 
   await withStore(ws, async (store) => {
     const messages = await store.getStoredMessages(loggedSessionId({ user: 'alice' }, 'shared'))

@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { loadConfig } from '@engram/agent'
 import { openStore, type Store } from '@engram/core'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
@@ -96,6 +99,19 @@ describe('settings', () => {
     )
     for (const bad of ['a/b', '../x', '', ' ', 'a b', '*']) expect(() => parseScope(bad, undefined)).toThrow()
     expect(() => parseScope('alice', 'we/b')).toThrow(/project id/)
+  })
+
+  it('reads the [mcp] table of the config file, and refuses unknown keys in it', () => {
+    const file = join(ws.dir, 'engram.toml')
+    writeFileSync(file, '[mcp]\nuser = "carol"\nproject = "web"\nsession_log = true\n')
+    const config = loadConfig({ file, env: {} })
+    expect(resolveSettings({}, {}, config.mcp)).toEqual({
+      scope: { user: 'carol', project: 'web' },
+      readOnly: false,
+      sessionLog: true,
+    })
+    writeFileSync(file, '[mcp]\nuser_id = "carol"\n')
+    expect(() => loadConfig({ file, env: {} })).toThrow(/user_id/)
   })
 })
 

@@ -45,8 +45,8 @@ export function registerMcp(program: Command, io: Io): void {
     .action(async (_options, command: Command) => {
       const ctx = createContext<McpOptions>(command, io)
       const { options } = ctx
-      const settings = resolveSettings(options, io.env)
       const config = ctx.config()
+      const settings = resolveSettings(options, io.env, config.mcp)
       await runStdio({
         storage: config.storage,
         memoryFiles: {
@@ -79,8 +79,8 @@ export function registerMcp(program: Command, io: Io): void {
       const ctx = createContext<InstallCommandOptions>(command, io)
       const { options } = ctx
       const config = ctx.config()
-      const user = options.user ?? io.env.ENGRAM_MCP_USER ?? userInfo().username
-      const settings = resolveSettings({ ...options, user }, io.env)
+      const user = options.user ?? io.env.ENGRAM_MCP_USER ?? config.mcp?.user ?? userInfo().username
+      const settings = resolveSettings({ ...options, user }, io.env, config.mcp)
       const db = config.storage.url ?? DEFAULT_DATABASE_PATH
       const args = [
         realpathSync(process.argv[1] ?? 'engram'),
