@@ -19,7 +19,7 @@ import {
 let ws: Workspace
 let served: Served
 let stdoutCopy: string
-const ids = { alice: '', aliceBig: '', bob: '', bobMessages: 0, bigMessageId: 0 }
+const ids = { alice: '', aliceBig: '', aliceLong: '', bob: '', bobMessages: 0, bigMessageId: 0 }
 const BIG = 2 * 1024 * 1024
 const count = (text: string) => bpeTokenCounter.countText(text)
 
@@ -61,6 +61,15 @@ beforeAll(async () => {
     ])
     ids.aliceBig = big.id
     ids.bigMessageId = (huge as { id: number }).id
+    const long = await store.createSession({ source: 'cli', userId: 'alice', title: 'A long session' })
+    await store.appendMessages(
+      long.id,
+      Array.from({ length: 150 }, (_, i) => ({
+        role: 'user' as const,
+        content: `step ${i} of the long migration: copy the shard, verify the checksum, then switch the readers over`,
+      })),
+    )
+    ids.aliceLong = long.id
     const bob = await store.createSession({ source: 'cli', userId: 'bob', title: 'zebrafish kraken secrets' })
     await store.appendMessages(bob.id, [
       { role: 'user', content: 'my zebrafish password hint is the kraken tank' },
@@ -282,14 +291,22 @@ describe('budget', () => {
     ] as const
     let largest = 0
     for (const [bound, name, args] of cases) {
-      const started = Date.now()
       const result = await call(served.client, name, args)
-      console.error(`[mcp budget] ${name} ${JSON.stringify(args)}: ${Date.now() - started} ms`)
       expect(result.isError, `${name} ${textOf(result)}`).toBeFalsy()
       const tokens = count(textOf(result))
       expect(tokens, `${name} ${JSON.stringify(args)}`).toBeLessThanOrEqual(bound)
-      largest = Math.max(largest, Buffer.byteLength(JSON.stringify(result)))
+      const bytes = Buffer.byteLength(JSON.stringify(result))
+      console.error(
+        `[mcp budget] ${name} ${Object.keys(args).join('+')}: ${tokens}/${bound} tokens, ${bytes} bytes`,
+      )
+      largest = Math.max(largest, bytes)
     }
+    const first = await call(served.client, 'session_read', { session_id: ids.aliceLong })
+    const next = (first.structuredContent as { nextOffset: number }).nextOffset
+    expect(next).toBeGreaterThan(10)
+    expect(count(textOf(first))).toBeLessThanOrEqual(BUDGETS.read)
+    const second = await call(served.client, 'session_read', { session_id: ids.aliceLong, offset: next })
+    expect((second.structuredContent as { messages: { index: number }[] }).messages[0]?.index).toBe(next)
     // The whole result (text and structuredContent) of any call: under 64 KB, against a 2 MB message.
     expect(largest).toBeLessThan(64 * 1024)
     console.error(`[mcp budget] largest tool result: ${largest} bytes (message in store: ${BIG} bytes)`)
