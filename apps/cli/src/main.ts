@@ -7,6 +7,7 @@ import { registerEval } from './commands/eval.ts'
 import { registerInit } from './commands/init.ts'
 import { registerSessions } from './commands/list.ts'
 import { registerMigrate, registerPrune, registerReindex } from './commands/maintenance.ts'
+import { registerMcp } from './commands/mcp.ts'
 import { registerMemory } from './commands/memory.ts'
 import { registerSearch } from './commands/search.ts'
 import { registerShow } from './commands/show.ts'
@@ -24,6 +25,7 @@ const COMMANDS = [
   registerSearch,
   registerUsage,
   registerMemory,
+  registerMcp,
   registerExport,
   registerImport,
   registerPrune,

@@ -101,6 +101,17 @@ export interface MessageInput {
   timestamp?: number
 }
 
+/** A message for appendMessagesOnce: `ref` is the writer's own id for it, unique within the session. */
+export interface RefMessageInput extends MessageInput {
+  ref: string
+}
+
+/** What appendMessagesOnce did: the messages it wrote, and the refs the session already held (not written again). */
+export interface AppendedOnce {
+  stored: StoredMessage[]
+  existing: string[]
+}
+
 /** Where a stored message sits: its id (insertion order), session, time and token count. */
 export interface MessageRecord {
   id: number

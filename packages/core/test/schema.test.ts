@@ -26,7 +26,8 @@ it('decodes every schema column of sessions and episodes under its TypeScript na
 })
 
 it('writes every column of messages and model_calls that the schema defines', () => {
-  const written = new Set(['id', 'session_id', ...MESSAGE_COLUMNS.split(',').map((c) => c.trim())])
+  // `ref` is written by appendMessagesOnce only.
+  const written = new Set(['id', 'session_id', 'ref', ...MESSAGE_COLUMNS.split(',').map((c) => c.trim())])
   expect(sqlNames(messages).filter((name) => !written.has(name))).toEqual([])
   const [insert] = usageStatements('s', { model: 'm', purpose: 'main', inputTokens: 1, outputTokens: 1 })
   expect(sqlNames(modelCalls).filter((name) => name !== 'id' && !insert?.sql.includes(name))).toEqual([])

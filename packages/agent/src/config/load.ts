@@ -363,6 +363,16 @@ export function loadConfig(options: LoadConfigOptions = {}): EngramConfig {
       main: resolveModel(file.models?.main, mainId, DEFAULT_MAX_TOKENS),
       compressor: resolveModel(file.models?.compressor, compressModel ?? mainId, compressor.summaryMaxTokens),
     },
+    ...(file.mcp
+      ? {
+          mcp: {
+            user: file.mcp.user,
+            project: file.mcp.project,
+            readOnly: file.mcp.read_only,
+            sessionLog: file.mcp.session_log,
+          },
+        }
+      : {}),
     origin: { file: path, env: [...new Set(used)] },
   }
 }

@@ -120,6 +120,15 @@ export const ConfigFileSchema = z
         user_md_path: text('a file path'),
       })
       .partial(),
+    /** `engram mcp`: whose memory the server serves and whether it writes (flags and environment win). */
+    mcp: z
+      .strictObject({
+        user: text('a user id'),
+        project: text('a project id'),
+        read_only: bool(),
+        session_log: bool(),
+      })
+      .partial(),
   })
   .partial()
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { sessions } from './sessions.ts'
 
 export const messages = sqliteTable(
@@ -21,9 +21,12 @@ export const messages = sqliteTable(
     tokenCount: integer('token_count'),
     /** What the full-text index sees when it differs from `content` (CJK split, tool calls added). */
     searchText: text('search_text'),
+    /** The writer's own id for the message (an MCP client's message id), unique in its session; null when none. */
+    ref: text('ref'),
   },
   (t) => [
     index('messages_session_idx').on(t.sessionId),
+    uniqueIndex('messages_session_ref_idx').on(t.sessionId, t.ref),
     check('messages_role_check', sql`${t.role} IN ('system', 'user', 'assistant', 'tool')`),
   ],
 )

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { EngramError } from '../errors.ts'
 import { RANK_FEATURES } from '../search/rank.ts'
 import { epochMs, identifier, parse, text, wholeNumber } from '../validation.ts'
 
@@ -21,6 +22,19 @@ const sessionId = identifier
 /** The session id argument of a Store method, checked (INVALID_ARGUMENT naming the action). */
 export const checkSessionId = (id: unknown, action: string): string =>
   parse(sessionId, id, action, { field: 'the session id' })
+
+const MAX_REF = 200
+
+/** A message's `ref` for appendMessagesOnce: 1 to 200 characters. */
+export function checkMessageRef(ref: unknown, index: number): string {
+  if (typeof ref !== 'string' || ref.length === 0 || ref.length > MAX_REF) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `Appending a message: message ${index + 1} needs a ref, the writer's own id for it (a string of 1 to ${MAX_REF} characters; got ${JSON.stringify(ref) ?? 'nothing'}).`,
+    )
+  }
+  return ref
+}
 
 export const newSession = z.object({
   source: identifier,

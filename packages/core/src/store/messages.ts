@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto'
 import type { QueryResult } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import type {
+  AppendedOnce,
   ChatMessage,
   ContinuedSession,
   ContinueSessionInput,
   MessageInput,
   MessagesPageOptions,
   Page,
+  RefMessageInput,
   Session,
   StoredMessage,
 } from '../types.ts'
@@ -65,6 +67,38 @@ export async function appendMessages(
   )
   if (results[0]?.changes === 0) throw sessionNotFound(id)
   return encoded.map((e, i) => storedFrom(e, id, results[i]))
+}
+
+// ON CONFLICT on (session_id, ref): a message whose ref the session already holds is not written again.
+const INSERT_REF_MESSAGE = `INSERT INTO messages (session_id, ref, ${MESSAGE_COLUMNS})
+  SELECT ?, ?, ${MESSAGE_PLACEHOLDERS} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)
+  ON CONFLICT DO NOTHING RETURNING id`
+
+export async function appendMessagesOnce(
+  ctx: StoreContext,
+  sessionId: string,
+  messages: readonly RefMessageInput[],
+): Promise<AppendedOnce> {
+  const action = 'Appending a message'
+  const id = args.checkSessionId(sessionId, action)
+  if (!Array.isArray(messages))
+    throw new EngramError('INVALID_ARGUMENT', 'appendMessagesOnce takes an array of messages.')
+  const refs = messages.map((m, i) => args.checkMessageRef((m as { ref?: unknown } | null)?.ref, i))
+  if (messages.length === 0) return { stored: [], existing: [] }
+  const now = Date.now()
+  const encoded = messages.map((input) => encodeMessage(input, now))
+  const results = await ctx.write(
+    encoded.map((e, i) => ({ sql: INSERT_REF_MESSAGE, params: [id, refs[i] as string, ...e.values, id] })),
+    action,
+  )
+  const stored: StoredMessage[] = []
+  const existing: string[] = []
+  for (const [i, e] of encoded.entries()) {
+    if (results[i]?.changes === 0) existing.push(refs[i] as string)
+    else stored.push(storedFrom(e, id, results[i]))
+  }
+  if (stored.length === 0 && !(await getSession(ctx, id))) throw sessionNotFound(id)
+  return { stored, existing }
 }
 
 export async function getMessages(ctx: StoreContext, sessionId: string): Promise<ChatMessage[]> {

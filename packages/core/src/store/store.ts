@@ -1,5 +1,6 @@
 import type { EngramDatabase } from '../database.ts'
 import type {
+  AppendedOnce,
   ChatMessage,
   ContinuedSession,
   ContinueSessionInput,
@@ -19,6 +20,7 @@ import type {
   PrunePreview,
   PruneSessionsOptions,
   ResolveSessionOptions,
+  RefMessageInput,
   SearchHit,
   SearchOptions,
   Session,
@@ -156,6 +158,16 @@ export class Store {
    */
   appendMessages(sessionId: string, inputs: readonly MessageInput[]): Promise<StoredMessage[]> {
     return this.ctx.operation(() => messages.appendMessages(this.ctx, sessionId, inputs))
+  }
+
+  /**
+   * Like appendMessages for a writer with its own message ids (an MCP client logging its turns): each
+   * message carries a `ref`, unique within the session, and one whose ref the session already holds is
+   * skipped, so a retried write stores nothing twice, also when two processes retry at once. One
+   * transaction; `SESSION_NOT_FOUND` for an unknown session.
+   */
+  appendMessagesOnce(sessionId: string, inputs: readonly RefMessageInput[]): Promise<AppendedOnce> {
+    return this.ctx.operation(() => messages.appendMessagesOnce(this.ctx, sessionId, inputs))
   }
 
   /** The session's history in insertion order, in the OpenAI chat shape. One indexed read. */

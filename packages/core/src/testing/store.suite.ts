@@ -471,6 +471,43 @@ export function storeSuite(h: Harness): void {
       expect(stored.map((m) => m.content)).toEqual(Array.from({ length: 50 }, (_, i) => `m${i}`))
       expect((await store.getMessages(s.id)).map((m) => m.content)).toEqual(stored.map((m) => m.content))
     })
+
+    it('appends by ref once: a retried or concurrent write of the same refs stores nothing twice', async () => {
+      const s = await store.createSession({ source: 'mcp' })
+      const other = await store.createSession({ source: 'mcp' })
+      const first = await store.appendMessagesOnce(s.id, [
+        { ref: 'u1', role: 'user', content: 'hello' },
+        { ref: 'a1', role: 'assistant', content: 'hi' },
+      ])
+      expect(first.stored.map((m) => m.content)).toEqual(['hello', 'hi'])
+      expect(first.existing).toEqual([])
+      const [retry, racing] = await Promise.all([
+        store.appendMessagesOnce(s.id, [
+          { ref: 'a1', role: 'assistant', content: 'hi' },
+          { ref: 'u2', role: 'user', content: 'next' },
+        ]),
+        store.appendMessagesOnce(s.id, [{ ref: 'u2', role: 'user', content: 'next' }]),
+      ])
+      expect(retry.existing).toContain('a1')
+      expect([...retry.stored, ...racing.stored].map((m) => m.content)).toEqual(['next'])
+      expect((await store.getMessages(s.id)).map((m) => m.content)).toEqual(['hello', 'hi', 'next'])
+      // A ref is unique per session, not per store; plain appends never collide with refs.
+      await store.appendMessagesOnce(other.id, [{ ref: 'u1', role: 'user', content: 'elsewhere' }])
+      await store.appendMessages(s.id, [
+        { role: 'user', content: 'plain' },
+        { role: 'user', content: 'plain' },
+      ])
+      expect(await store.getMessages(other.id)).toHaveLength(1)
+      expect(await store.getMessages(s.id)).toHaveLength(5)
+      await expectCode(
+        store.appendMessagesOnce('missing', [{ ref: 'x', role: 'user', content: 'x' }]),
+        'SESSION_NOT_FOUND',
+      )
+      await expectCode(
+        store.appendMessagesOnce(s.id, [{ role: 'user', content: 'no ref' } as never]),
+        'INVALID_ARGUMENT',
+      )
+    })
   })
 
   describe('usage', () => {
