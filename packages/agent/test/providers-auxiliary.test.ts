@@ -19,7 +19,7 @@ const conversation: ChatMessage[] = Array.from({ length: 12 }, (_, i) => ({
 }))
 const squeeze = (provider: ModelProvider, observe?: Parameters<typeof createSummarizer>[1]) =>
   compress(conversation, {
-    window: 8_000,
+    window: 16_000,
     summarizer: createSummarizer(provider, observe),
     config: { headProtectMessages: 1, tailProtectTokens: 200, replyBudgetTokens: 0 },
   })

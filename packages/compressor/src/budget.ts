@@ -2,7 +2,7 @@ import { type CompressorConfig, DEFAULT_COMPRESSOR_CONFIG } from './config.ts'
 
 /** Share of the window the reply budget may take at most, so a small window keeps room for a prompt. */
 const MAX_REPLY_SHARE = 1 / 4
-/** Shares of the trigger count the protected tail, the protected head and the summary may take at most. */
+/** Shares of the trigger count the protected tail, head and summary may take at most: together under it. */
 const TAIL_SHARE = 1 / 2
 const HEAD_SHARE = 1 / 4
 const SUMMARY_SHARE = 1 / 8
@@ -23,7 +23,7 @@ export interface WindowBudget {
   headTokens: number
   /** Token budget of the recent tail kept verbatim: `tailProtectTokens`, at most half the trigger count. */
   tailTokens: number
-  /** Upper bound of a summary: `summaryMaxTokens`, at most a quarter of the trigger count. */
+  /** Upper bound of a summary: `summaryMaxTokens`, at most an eighth of the trigger count (it is rewritten on every pass). */
   summaryTokens: number
 }
 
