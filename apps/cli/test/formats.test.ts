@@ -19,6 +19,8 @@ const hostile = fc.oneof(
         '后端',
         '«»',
         ' ',
+        '\u2028',
+        '\u2029',
         'x',
       ),
       { maxLength: 12 },

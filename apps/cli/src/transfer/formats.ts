@@ -10,8 +10,13 @@ const invalidFile = (file: string, detail: string) =>
     `${file} is not an Engram export (${detail}). Import a file written by \`engram export\`, or use --from-hermes for a Hermes state.db.`,
   )
 
-// JSON inside an HTML comment must not close it: `-->` becomes `--\u003e`, which JSON.parse reads back.
-const commentJson = (value: unknown) => JSON.stringify(value).replace(/-->/g, '--\\u003e')
+// JSON inside an HTML comment must not close it: `-->` becomes `--\u003e`, which JSON.parse reads back. The
+// comment must also stay one line for the reader's regex: U+2028/U+2029 (which JSON leaves raw) are escaped.
+const commentJson = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/-->/g, '--\\u003e')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
 
 // Visible text outside the fences stays on one line, so that it can never pass for a data comment.
 const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, ' ')
