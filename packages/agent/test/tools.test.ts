@@ -8,6 +8,7 @@ import {
   createSessionSearchTool,
   MemoryFiles,
   runTool,
+  type SessionSearchStore,
   schemaProblem,
 } from '../src/index.ts'
 import type { AgentTool, ToolContext } from '../src/tools/tool.ts'
@@ -348,6 +349,40 @@ describe('the session_search tool driven through its schema against a real store
     expect(result).toContain('Recent sessions, newest first')
     for (const name of ['deploy', 'summary', 'long', 'prefix1']) expect(result).toContain(ids[name])
     for (const hidden of ['root', 'current', 'tip', 'bob']) expect(result).not.toContain(ids[hidden])
+  })
+
+  it('keeps every result within its budget, whatever the query or id echoed', async () => {
+    for (const args of [
+      { query: 'x'.repeat(60_000) },
+      { query: '"'.repeat(100_000) },
+      { query: `kubernetes ${'"'.repeat(50_000)}` },
+      { session_id: 'y'.repeat(60_000) },
+      { session_id: '"'.repeat(100_000) },
+    ]) {
+      const result = await call(args)
+      expect(bpeTokenCounter.countText(result), JSON.stringify(args).slice(0, 40)).toBeLessThanOrEqual(1_000)
+      expect(result.length).toBeLessThan(8_000)
+    }
+  })
+
+  it('fails closed: the store leaves out the current chain, and a lineage that cannot be read fails the call', async () => {
+    const broken: SessionSearchStore = {
+      search: (query, options) => store.search(query, options),
+      listSessions: (options) => store.listSessions(options),
+      getSession: (id) => store.getSession(id),
+      getStoredMessages: (id) => store.getStoredMessages(id),
+      getEpisodes: (id) => store.getEpisodes(id),
+      getLineage: () => Promise.reject(new Error('disk I/O error')),
+    }
+    const faulty = createSessionSearchTool(broken)
+    const found = await runTool(faulty, JSON.stringify({ query: 'kubernetes', limit: 10 }), context())
+    for (const hidden of ['root', 'current', 'tip']) expect(found).not.toContain(ids[hidden])
+    expect(found).toContain(ids.deploy)
+    for (const args of [{}, { session_id: ids.deploy }]) {
+      expect(JSON.parse(await runTool(faulty, JSON.stringify(args), context())).error).toContain(
+        'disk I/O error',
+      )
+    }
   })
 
   it('sees every user’s sessions when the agent has no user scope', async () => {

@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openStore } from '../src/index.ts'
 import { RANK_FEATURES, type RankFeatures } from '../src/search/rank.ts'
+import type { EvaluationSearchOptions } from '../src/store/search.ts'
 import type { ConversationDataset, ConversationQuestion } from './conversations/dataset.ts'
 
 const K = [5, 10, 25] as const
@@ -82,13 +83,14 @@ export async function runConversationEval(
     const split = new Map(data.conversations.map((c) => [c.key, c.split]))
     for (const q of data.questions) {
       const started = performance.now()
-      const hits = await store.search(q.question, {
+      const options: EvaluationSearchOptions = {
         userId: q.conversation,
         limit: K[K.length - 1],
         includeEpisodes: false,
         now: q.askedAt,
         ...(ranking ? { ranking } : {}),
-      })
+      }
+      const hits = await store.search(q.question, options)
       const ms = performance.now() - started
       const found = hits.map((h) => keyById.get(h.messageId as number) ?? `?${h.messageId}`)
       const answers = new Set(q.answers)

@@ -1,6 +1,5 @@
 import type { episodes } from './schema/episodes.ts'
 import type { sessions } from './schema/sessions.ts'
-import type { RankFeatures } from './search/rank.ts'
 
 /** Who speaks in a chat message. */
 export type Role = 'system' | 'user' | 'assistant' | 'tool'
@@ -245,20 +244,37 @@ export interface ContinuedSession {
  * Filters, order and paging of search / searchPage: `since`/`until` are milliseconds since the epoch
  * (`since` inclusive), `sort` relevance (default), newest or oldest.
  */
+/**
+ * What `search` and `searchPage` look in and how they order it. Every filter runs in SQL, so `limit` counts
+ * hits that passed them; the default limit is 10.
+ */
 export interface SearchOptions extends PageOptions {
+  /** Only this session's messages and episodes. */
   sessionId?: string
+  /**
+   * Leaves out this session's compression chain: the session, its ancestors and its descendants (through
+   * `parentSessionId`, between sessions of one user). One recursive subquery of the same statement, so a
+   * failure fails the search; an unknown id leaves out nothing else.
+   */
+  excludeLineageOf?: string
+  /** Only sessions of this source (or of any of these). */
   source?: string | string[]
+  /** No sessions of these sources. */
   excludeSources?: string[]
+  /** Only messages of this role (or these roles); episodes are left out when a role is given. */
   role?: Role | Role[]
+  /** Only this user's sessions: a security boundary, never another user's rows. */
   userId?: string
+  /** Messages written (episodes created) at or after this time, ms since the epoch. */
   since?: number
+  /** Messages written (episodes created) before this time, ms since the epoch. */
   until?: number
+  /** `relevance` (default: BM25, questions ranked with their conversation), or time order. */
   sort?: 'relevance' | 'newest' | 'oldest'
+  /** Episodes (summaries) before messages; default true. */
   includeEpisodes?: boolean
   /** The current time (ms) that relative dates in the query ("last week", 上周) resolve against; default now. */
   now?: number
-  /** For evaluation: turns single ranking techniques off (see search/rank.ts); all are on by default. */
-  ranking?: Partial<RankFeatures>
 }
 
 /** One search result: an episode or a message, with a snippet whose matches are marked «like this». */

@@ -4,8 +4,8 @@ import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
 import { joinTerms, parseSearchQuery, type SearchTerm } from '../search/query.ts'
 import { isQuestion } from '../search/question-words.ts'
-import { ALL_RANK_FEATURES } from '../search/rank.ts'
-import { EXCERPT_CHARS, excerptSnippet, SNIPPET_MARKS } from '../search/snippet.ts'
+import { ALL_RANK_FEATURES, type RankFeatures } from '../search/rank.ts'
+import { EXCERPT_CHARS, excerptSnippet } from '../search/snippet.ts'
 import type { Page, Role, SearchHit, SearchOptions } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
@@ -15,10 +15,16 @@ import { decodeCursor, encodeCursor } from './cursor.ts'
 import { countEpisodeHits } from './episodes.ts'
 import { messageTiers } from './message-tiers.ts'
 
+/**
+ * Search options with what only the evaluation harness sets: `ranking` turns single ranking techniques
+ * off (see search/rank.ts; all are on by default). Not part of the public SearchOptions; a variable of
+ * this type passes to `store.search` as it is.
+ */
+export interface EvaluationSearchOptions extends SearchOptions {
+  ranking?: Partial<RankFeatures>
+}
+
 const SNIPPET_TOKENS = 32
-// FTS5's snippet() scores every match against every other (quadratic: 6 ms for a 16 KB row, minutes for
-// 10 MB), so only rows of up to this many bytes get it; longer rows get an excerpt snippet (linear).
-const FTS5_SNIPPET_MAX_BYTES = 1024
 
 export interface HitRow {
   session_id: string
@@ -26,9 +32,9 @@ export interface HitRow {
   role: Role | 'episode'
   timestamp: number
   source: string
-  /** FTS5's snippet, for a short row. */
+  /** A snippet made already (a neighbour's start of text), or null when `excerpt` is to be snippeted. */
   snippet: string | null
-  /** The start of a long row, for an excerpt snippet. */
+  /** The start of the row's indexed text, for an excerpt snippet. */
   excerpt: string | null
   score: number
 }
@@ -55,9 +61,31 @@ class Filters {
   }
 }
 
+/**
+ * The ids of a session's compression chain: the session, its ancestors and its descendants, following
+ * `parent_session_id` only between sessions of the same user (as getLineage does). Two parameters: the id.
+ */
+const LINEAGE_IDS = `WITH RECURSIVE
+    up(id, user_id, depth) AS (
+      SELECT id, user_id, 0 FROM sessions WHERE id = ?
+      UNION ALL
+      SELECT p.id, p.user_id, up.depth + 1 FROM up JOIN sessions child ON child.id = up.id
+        JOIN sessions p ON p.id = child.parent_session_id AND p.user_id IS up.user_id
+      WHERE up.depth < 10000),
+    down(id, user_id, depth) AS (
+      SELECT id, user_id, 0 FROM sessions WHERE id = ?
+      UNION ALL
+      SELECT c.id, c.user_id, down.depth + 1 FROM down
+        JOIN sessions c ON c.parent_session_id = down.id AND c.user_id IS down.user_id
+      WHERE down.depth < 10000)
+  SELECT id FROM up UNION SELECT id FROM down`
+
 export function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
   const filters = new Filters()
   if (options.sessionId !== undefined) filters.add('t.session_id = ?', options.sessionId)
+  const lineage = options.excludeLineageOf
+  // one uncorrelated subquery: SQLite evaluates it once per statement
+  if (lineage !== undefined) filters.add(`t.session_id NOT IN (${LINEAGE_IDS})`, lineage, lineage)
   if (options.userId !== undefined) filters.add('s.user_id = ?', options.userId)
   filters.addIn('s.source', asList(options.source))
   filters.addIn('s.source', options.excludeSources, true)
@@ -91,18 +119,14 @@ export function hitQuery(
   const keyset = sort === 'relevance' ? undefined : keysetFilter(kind, time, sort, after)
   if (keyset) filters.add(keyset.where, ...keyset.params)
   const order = ORDER[sort]
-  // The indexed text, as the FTS table's content view defines it. octet_length() of a bare column reads
-  // the record header only, where length() of an expression would load megabytes.
+  // The indexed text, as the FTS table's content view defines it. Snippets are made in JS from its start
+  // (snippet.ts): FTS5's snippet() re-tokenises the row and scores every match against every other
+  // (quadratic in the matches; 13% of the bare ranked MATCH in instructions on the bench corpus).
   const text = kind === 'message' ? 't.content' : 't.summary'
-  const body = `coalesce(t.search_text, ${text}, '')`
-  const bytes = `CASE WHEN t.search_text IS NULL THEN octet_length(${text}) ELSE octet_length(t.search_text) END`
-  const short = `coalesce(${bytes}, 0) <= ${FTS5_SNIPPET_MAX_BYTES}`
-  const { open, close, ellipsis } = SNIPPET_MARKS
   return {
     sql: `SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role, ${time} AS timestamp,
-        s.source, -rank AS score,
-        CASE WHEN ${short} THEN snippet(${fts}, 0, '${open}', '${close}', '${ellipsis}', ${SNIPPET_TOKENS}) END AS snippet,
-        CASE WHEN NOT ${short} THEN substr(${body}, 1, ${EXCERPT_CHARS}) END AS excerpt
+        s.source, -rank AS score, NULL AS snippet,
+        substr(coalesce(t.search_text, ${text}, ''), 1, ${EXCERPT_CHARS}) AS excerpt
       FROM ${fts} JOIN ${table} t ON t.id = ${fts}.rowid JOIN sessions s ON s.id = t.session_id
       WHERE ${fts} MATCH ? ${filters.where.map((w) => `AND ${w}`).join(' ')}
       ORDER BY ${order} LIMIT ?`,

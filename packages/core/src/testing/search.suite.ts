@@ -135,6 +135,30 @@ export function searchSuite(h: Harness): void {
     expect(paged[0]?.messageId).not.toBe(limited[0]?.messageId)
   })
 
+  it('leaves out a compression chain in one query: the session, its ancestors and its descendants', async () => {
+    const session = (parentSessionId?: string, userId = 'carol') =>
+      store.createSession({ source: 'cli', userId, ...(parentSessionId ? { parentSessionId } : {}) })
+    const root = await session()
+    const current = await session(root.id)
+    const tip = await session(current.id)
+    const sibling = await session(root.id)
+    const other = await session()
+    const all = [root, current, tip, sibling, other]
+    for (const s of all) await store.appendMessage(s.id, { role: 'user', content: `lineage marmot ${s.id}` })
+    const sessionsOf = (hits: { sessionId: string }[]) => new Set(hits.map((h) => h.sessionId))
+    expect(sessionsOf(await store.search('marmot', { limit: 20 }))).toEqual(new Set(all.map((s) => s.id)))
+    const visible = await store.search('marmot', { limit: 20, excludeLineageOf: current.id })
+    expect(sessionsOf(visible)).toEqual(new Set([sibling.id, other.id]))
+    // the same exclusion on every path (questions, time order); an unknown id hides nothing else
+    const question = await store.search('what about the lineage marmot?', { excludeLineageOf: tip.id })
+    expect(question.length).toBeGreaterThan(0)
+    for (const hit of question) expect([root.id, current.id, tip.id]).not.toContain(hit.sessionId)
+    const newest = await store.search('marmot', { sort: 'newest', limit: 20, excludeLineageOf: root.id })
+    expect(sessionsOf(newest)).toEqual(new Set([other.id]))
+    const unknown = await store.search('marmot', { limit: 20, excludeLineageOf: 'no-such-session' })
+    expect(unknown.length).toBe(all.length)
+  })
+
   it('sorts by time when asked', async () => {
     const newest = await store.search('database', { sort: 'newest' })
     expect(new Set(newest.map((h) => h.timestamp)).size).toBeGreaterThanOrEqual(3)
