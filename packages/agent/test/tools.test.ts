@@ -372,6 +372,7 @@ describe('the session_search tool driven through its schema against a real store
       getSession: (id) => store.getSession(id),
       getStoredMessages: (id) => store.getStoredMessages(id),
       getEpisodes: (id) => store.getEpisodes(id),
+      readAround: (id, options) => store.readAround(id, options),
       getLineage: () => Promise.reject(new Error('disk I/O error')),
     }
     const faulty = createSessionSearchTool(broken)
@@ -383,6 +384,37 @@ describe('the session_search tool driven through its schema against a real store
         'disk I/O error',
       )
     }
+  })
+
+  it('builds each window from the messages around its hit, not from the whole session', async () => {
+    let rows = 0
+    const counted: SessionSearchStore = {
+      search: (query, options) => store.search(query, options),
+      listSessions: (options) => store.listSessions(options),
+      getSession: (id) => store.getSession(id),
+      getLineage: (id) => store.getLineage(id),
+      getEpisodes: (id) => store.getEpisodes(id),
+      getStoredMessages: async (id) => {
+        const read = await store.getStoredMessages(id)
+        rows += read.length
+        return read
+      },
+      readAround: async (id, options) => {
+        const read = await store.readAround(id, options)
+        rows += read.length
+        return read
+      },
+    }
+    const result = await runTool(
+      createSessionSearchTool(counted, { maxTokens: 20_000 }),
+      JSON.stringify({ query: 'message about kubernetes', limit: 10 }),
+      context(),
+    )
+    const hits = result.split('\n').filter((line) => /^\[\d+\] message/.test(line)).length
+    expect(result).toContain('"Long one"')
+    expect(hits).toBeGreaterThan(1)
+    // at most the widest window (2 on each side) per hit; the long session alone has 80 messages
+    expect(rows).toBeLessThanOrEqual(hits * 5)
   })
 
   it('sees every user’s sessions when the agent has no user scope', async () => {

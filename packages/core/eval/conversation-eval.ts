@@ -92,7 +92,9 @@ export async function runConversationEval(
       }
       const hits = await store.search(q.question, options)
       const ms = performance.now() - started
-      const found = hits.map((h) => keyById.get(h.messageId as number) ?? `?${h.messageId}`)
+      const found = hits.flatMap((h) =>
+        h.kind === 'message' ? [keyById.get(h.messageId) ?? `?${h.messageId}`] : [],
+      )
       const answers = new Set(q.answers)
       const at = (k: number) => found.slice(0, k).filter((key) => answers.has(key)).length / answers.size
       const first = found.findIndex((key) => answers.has(key))

@@ -244,6 +244,14 @@ export interface ContinuedSession {
  * Filters, order and paging of search / searchPage: `since`/`until` are milliseconds since the epoch
  * (`since` inclusive), `sort` relevance (default), newest or oldest.
  */
+/** How many messages of the same session `readAround` returns on each side of the message. */
+export interface ReadAroundOptions {
+  /** 0 to 100, default 2. */
+  before?: number
+  /** 0 to 100, default 2. */
+  after?: number
+}
+
 /**
  * What `search` and `searchPage` look in and how they order it. Every filter runs in SQL, so `limit` counts
  * hits that passed them; the default limit is 10.
@@ -277,15 +285,33 @@ export interface SearchOptions extends PageOptions {
   now?: number
 }
 
-/** One search result: an episode or a message, with a snippet whose matches are marked «like this». */
-export interface SearchHit {
-  kind: 'message' | 'episode'
+interface SearchHitBase {
   sessionId: string
-  messageId?: number
-  episodeId?: number
-  role: Role | 'episode'
+  /** Text of the hit around its first match, matches marked «like this», cut marks …. */
   snippet: string
+  /** BM25 relevance (higher is better), with the conversation ranking's weights for questions. */
   score: number
+  /** When the message was written or the episode created, ms since the epoch. */
   timestamp: number
+  /** The session's source. */
   source: string
 }
+
+/** A message that matched. */
+export interface MessageHit extends SearchHitBase {
+  kind: 'message'
+  messageId: number
+  episodeId?: undefined
+  role: Role
+}
+
+/** An episode (a summary of a compressed segment) that matched. */
+export interface EpisodeHit extends SearchHitBase {
+  kind: 'episode'
+  episodeId: number
+  messageId?: undefined
+  role: 'episode'
+}
+
+/** One search result, told apart by `kind`: a message or an episode. */
+export type SearchHit = MessageHit | EpisodeHit

@@ -5,7 +5,7 @@ import type { AgentTool, ToolContext, ToolParameters } from './tool.ts'
 /** The part of the store the tool reads. */
 export type SessionSearchStore = Pick<
   Store,
-  'search' | 'listSessions' | 'getSession' | 'getStoredMessages' | 'getLineage' | 'getEpisodes'
+  'search' | 'listSessions' | 'getSession' | 'getStoredMessages' | 'getLineage' | 'getEpisodes' | 'readAround'
 >
 
 export interface SessionSearchOptions {
@@ -31,6 +31,8 @@ const WINDOWS = [
   { radius: 0, clip: 80 },
   { radius: 0, clip: 40 },
 ]
+
+const WIDEST = Math.max(...WINDOWS.map((w) => w.radius))
 
 const parameters: ToolParameters = {
   type: 'object',
@@ -212,7 +214,8 @@ class SessionSearch {
         body: (radius, clip) => [this.clip(flat(summary), clip * (radius + 1))],
       }
     }
-    const messages = await this.cache.messagesOf(hit.sessionId)
+    // the widest window's messages, read by id: bounded, whatever the session's length
+    const messages = await this.store.readAround(hit.messageId, { before: WIDEST, after: WIDEST })
     const at = messages.findIndex((m) => m.id === hit.messageId)
     return {
       header: `[${n}] message · ${where}`,

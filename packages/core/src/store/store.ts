@@ -12,6 +12,7 @@ import type {
   Page,
   PruneEpisodesOptions,
   PruneSessionsOptions,
+  ReadAroundOptions,
   SearchHit,
   SearchOptions,
   Session,
@@ -23,6 +24,7 @@ import type { StoreContext } from './context.ts'
 import { addEpisode, getEpisodes, pruneEpisodes } from './episodes.ts'
 import { checkIntegrity, pruneSessions, rebuildSearchIndex, vacuum } from './maintenance.ts'
 import * as messages from './messages.ts'
+import { readAround } from './read-around.ts'
 import { search, searchPage } from './search.ts'
 import * as sessions from './sessions.ts'
 import { readUsage, usageStatements } from './usage.ts'
@@ -136,6 +138,14 @@ export class Store {
   /** Like getMessages, with each message's id, timestamp and token count. */
   getStoredMessages(sessionId: string): Promise<StoredMessage[]> {
     return this.ctx.operation(() => messages.getStoredMessages(this.ctx, sessionId))
+  }
+
+  /**
+   * A message and up to `before` / `after` (default 2, at most 100) messages of its session around it, in
+   * insertion order; empty for an unknown id. Bounded indexed reads, whatever the session's length.
+   */
+  readAround(messageId: number, options?: ReadAroundOptions): Promise<StoredMessage[]> {
+    return this.ctx.operation(() => readAround(this.ctx, messageId, options))
   }
 
   /**

@@ -279,6 +279,51 @@ export function searchSuite(h: Harness): void {
     })
   })
 
+  it('reads the messages around a message with bounded indexed reads', async () => {
+    const path = h.path()
+    const around = await h.open(path)
+    try {
+      const a = await around.createSession({ source: 'cli' })
+      const b = await around.createSession({ source: 'cli' })
+      // the two sessions' rows interleave, so a read by id range alone would mix them
+      const ids: number[] = []
+      for (let i = 0; i < 400; i++) {
+        const [row] = await around.appendMessages(i % 2 ? b.id : a.id, [
+          { role: 'user', content: `turn ${i}` },
+        ])
+        if (i % 2 === 0) ids.push(row?.id as number)
+      }
+      const read = async (id: number, options?: { before?: number; after?: number }) =>
+        (await around.readAround(id, options)).map((m) => m.id)
+      expect(await read(ids[100] as number, { before: 2, after: 3 })).toEqual(ids.slice(98, 104))
+      expect(await read(ids[100] as number)).toEqual(ids.slice(98, 103))
+      expect(await read(ids[0] as number, { before: 5, after: 1 })).toEqual(ids.slice(0, 2))
+      expect(await read(ids.at(-1) as number, { before: 1, after: 5 })).toEqual(ids.slice(-2))
+      expect(await read(ids[7] as number, { before: 0, after: 0 })).toEqual([ids[7]])
+      expect((await around.readAround(ids[3] as number))[1]?.content).toBe('turn 4')
+      expect(await around.readAround(10_000_000)).toEqual([])
+      await expect(around.readAround(ids[3] as number, { before: 101 })).rejects.toThrow(/before must be/)
+      await expect(around.readAround(-1)).rejects.toThrow(/messageId/)
+      // the rows read are those returned: every part of the query is an index range with its LIMIT
+      const db = new Database(path, { readonly: true })
+      try {
+        const plan = db
+          .prepare(
+            `EXPLAIN QUERY PLAN WITH hit AS (SELECT id, session_id FROM messages WHERE id = 1)
+            SELECT m.id FROM hit JOIN messages m ON m.session_id = hit.session_id AND m.id < hit.id ORDER BY m.id DESC LIMIT 2`,
+          )
+          .all() as { detail: string }[]
+        expect(plan.map((p) => p.detail).join('\n')).toMatch(
+          /SEARCH m USING (COVERING )?INDEX messages_session_idx \(session_id=\? AND rowid<\?\)/,
+        )
+      } finally {
+        db.close()
+      }
+    } finally {
+      await around.close()
+    }
+  })
+
   describe('messages of megabytes', () => {
     const MB = 1024 * 1024
     const filler = 'lorem ipsum dolor 数据库 '
