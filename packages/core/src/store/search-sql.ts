@@ -63,7 +63,7 @@ const LINEAGE_IDS = `WITH RECURSIVE
       WHERE down.depth < 10000)
   SELECT id FROM up UNION SELECT id FROM down`
 
-export function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
+function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
   const filters = new Filters()
   if (options.sessionId !== undefined) filters.add('t.session_id = ?', options.sessionId)
   const lineage = options.excludeLineageOf
