@@ -43,8 +43,8 @@ export {
   type MemoryRefusalReason,
   type MemoryTarget,
 } from './memory/operations.ts'
-export { CONSOLIDATE_MARKER, MEMORY_SECTION_HEADING, NUDGE_MARKER } from './prompts/markers.ts'
 export { renderBlock } from './memory/snapshot.ts'
+export { CONSOLIDATE_MARKER, MEMORY_SECTION_HEADING, NUDGE_MARKER } from './prompts/markers.ts'
 export { ANTHROPIC_DEFAULT_BASE_URL, createAnthropicProvider } from './providers/anthropic.ts'
 export { type CallObserver, createSummarizer, timedChat } from './providers/auxiliary.ts'
 export { checkModel, type ModelCheck } from './providers/check.ts'

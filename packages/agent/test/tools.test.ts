@@ -13,6 +13,7 @@ import {
   defineTool,
   MemoryFiles,
   runTool,
+  type SessionSearchStore,
   type ToolContext,
   type ToolParameters,
   type ToolResult,
@@ -403,6 +404,76 @@ describe('the session_search tool driven through its schema against a real store
     expect(result).toContain('Recent sessions, newest first')
     for (const name of ['deploy', 'summary', 'long', 'prefix1']) expect(result).toContain(ids[name])
     for (const hidden of ['root', 'current', 'tip', 'bob']) expect(result).not.toContain(ids[hidden])
+  })
+
+  it('keeps every result within its budget, whatever the query or id echoed', async () => {
+    for (const args of [
+      { query: 'x'.repeat(60_000) },
+      { query: '"'.repeat(100_000) },
+      { query: `kubernetes ${'"'.repeat(50_000)}` },
+      { session_id: 'y'.repeat(60_000) },
+      { session_id: '"'.repeat(100_000) },
+    ]) {
+      const result = await call(args)
+      expect(bpeTokenCounter.countText(result), JSON.stringify(args).slice(0, 40)).toBeLessThanOrEqual(1_000)
+      expect(result.length).toBeLessThan(8_000)
+    }
+  })
+
+  it('fails closed: the store leaves out the current chain, and a lineage that cannot be read fails the call', async () => {
+    const broken: SessionSearchStore = {
+      search: (query, options) => store.search(query, options),
+      listSessions: (options) => store.listSessions(options),
+      getSession: (id) => store.getSession(id),
+      getStoredMessages: (id) => store.getStoredMessages(id),
+      getEpisodes: (id) => store.getEpisodes(id),
+      readAround: (id, options) => store.readAround(id, options),
+      getLineage: () => Promise.reject(new Error('disk I/O error')),
+    }
+    const faulty = createSessionSearchTool(broken)
+    const found = toolResultText(
+      await runTool(faulty, JSON.stringify({ query: 'kubernetes', limit: 10 }), context()),
+    )
+    for (const hidden of ['root', 'current', 'tip']) expect(found).not.toContain(ids[hidden])
+    expect(found).toContain(ids.deploy)
+    for (const args of [{}, { session_id: ids.deploy }]) {
+      const failed = await runTool(faulty, JSON.stringify(args), context())
+      expect(failed.ok).toBe(false)
+      expect(failed.ok ? '' : failed.error.message).toContain('disk I/O error')
+    }
+  })
+
+  it('builds each window from the messages around its hit, not from the whole session', async () => {
+    let rows = 0
+    const counted: SessionSearchStore = {
+      search: (query, options) => store.search(query, options),
+      listSessions: (options) => store.listSessions(options),
+      getSession: (id) => store.getSession(id),
+      getLineage: (id) => store.getLineage(id),
+      getEpisodes: (id) => store.getEpisodes(id),
+      getStoredMessages: async (id) => {
+        const read = await store.getStoredMessages(id)
+        rows += read.length
+        return read
+      },
+      readAround: async (id, options) => {
+        const read = await store.readAround(id, options)
+        rows += read.length
+        return read
+      },
+    }
+    const result = toolResultText(
+      await runTool(
+        createSessionSearchTool(counted, { maxTokens: 20_000 }),
+        JSON.stringify({ query: 'message about kubernetes', limit: 10 }),
+        context(),
+      ),
+    )
+    const hits = result.split('\n').filter((line) => /^\[\d+\] message/.test(line)).length
+    expect(result).toContain('"Long one"')
+    expect(hits).toBeGreaterThan(1)
+    // at most the widest window (2 on each side) per hit; the long session alone has 80 messages
+    expect(rows).toBeLessThanOrEqual(hits * 5)
   })
 
   it('sees every user’s sessions when the agent has no user scope', async () => {

@@ -104,6 +104,18 @@ const CHINESE_WORDS = (
 
 const CHINESE_GLUE = '我们 需要 把 先 再 已经 可以 应该 然后 这个 的 了 在 对 和 是 要 把 让 用'.split(' ')
 
+/** Share of tool results that are long (200–4,000 characters): about 10% of all messages. */
+const LONG_RESULT_SHARE = 0.3
+/** Assistant answers run up to this many characters. */
+const MAX_ANSWER_CHARS = 1500
+
+/** `text` cut to at most `max` UTF-16 units, never inside a surrogate pair. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text
+  const c = text.charCodeAt(max - 1)
+  return text.slice(0, c >= 0xd800 && c <= 0xdbff ? max - 1 : max)
+}
+
 const TOOL_NAMES = [
   'read_file',
   'write_file',
@@ -129,6 +141,8 @@ export class Generator {
   private readonly r: () => number
   private callSeq = 0
   private clock = Date.UTC(2025, 0, 1)
+  /** The words a long tool output being written repeats. */
+  private topic: string[] = []
 
   constructor(seed: number) {
     this.r = rng(seed)
@@ -142,6 +156,8 @@ export class Generator {
   }
   /** A word with a Zipf-like skew, so some words are frequent and many are rare. */
   private word(): string {
+    // a long tool output repeats its own few words (a log's paths and errors, a file's identifiers)
+    if (this.topic.length > 0 && this.r() < 0.4) return this.pick(this.topic)
     if (this.r() < 0.6) return TAIL[Math.floor(TAIL.length * this.r() ** 2)] as string
     const i = Math.floor(ENGLISH.length * this.r() ** 2.2)
     return ENGLISH[i] as string
@@ -237,18 +253,28 @@ export class Generator {
     }
   }
 
+  /** A tool's output: short, or (LONG_RESULT_SHARE of results) 200–4,000 characters, as real tool output. */
   private toolResult(name: string): string {
-    const long = this.r() < 0.15
+    if (this.r() >= LONG_RESULT_SHARE) return this.toolOutput(name, false)
+    const size = this.int(200, 4000)
+    this.topic = Array.from({ length: 8 }, () => this.word())
+    let out = this.toolOutput(name, true)
+    while (out.length < size) out += `\n${this.toolOutput(name, true)}`
+    this.topic = []
+    return cut(out, size)
+  }
+
+  private toolOutput(name: string, long: boolean): string {
     switch (name) {
       case 'read_file':
       case 'write_file':
       case 'edit_file':
-        return name === 'read_file'
-          ? this.code(long ? this.int(80, 200) : this.int(10, 50))
+        return name === 'read_file' || long
+          ? this.code(long ? this.int(20, 60) : this.int(10, 50))
           : `Wrote ${this.int(100, 9000)} bytes.`
       case 'run_shell': {
         const lines: string[] = []
-        const n = long ? this.int(60, 150) : this.int(3, 15)
+        const n = long ? this.int(20, 60) : this.int(3, 15)
         for (let i = 0; i < n; i++)
           lines.push(
             `${this.pick(['✓', '✗', 'info', 'warn'])} ${this.path()} ${this.sentence(3, 9)} (${this.int(1, 900)} ms)`,
@@ -256,9 +282,9 @@ export class Generator {
         return lines.join('\n')
       }
       case 'list_dir':
-        return Array.from({ length: this.int(3, 25) }, () => this.path()).join('\n')
+        return Array.from({ length: long ? this.int(20, 60) : this.int(3, 25) }, () => this.path()).join('\n')
       default: {
-        const n = long ? this.int(15, 30) : this.int(2, 6)
+        const n = long ? this.int(8, 20) : this.int(2, 6)
         return Array.from(
           { length: n },
           () =>
@@ -292,7 +318,7 @@ export class Generator {
             content: this.toolResult(call.function.name),
           })
       }
-      push({ role: 'assistant', content: this.turnText(2, 7) })
+      push({ role: 'assistant', content: cut(this.turnText(2, 16), MAX_ANSWER_CHARS) })
     }
     return { id, messages }
   }

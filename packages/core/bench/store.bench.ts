@@ -20,7 +20,7 @@ import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { type MessageInput, openStore, type Store } from '../src/index.ts'
 import { joinTerms, parseSearchQuery, toMatchQuery } from '../src/search/query.ts'
 import { decodeMessage, encodeMessage, MESSAGE_COLUMNS, type MessageRow } from '../src/store/message-codec.ts'
-import { hitQuery } from '../src/store/search.ts'
+import { hitQuery } from '../src/store/search-sql.ts'
 import { type Dataset, Generator, queryWords, rng } from './data.ts'
 import { bytesByObject, checkpoint, type Db, openRaw, openRawStore } from './raw.ts'
 
@@ -493,7 +493,7 @@ for (const { q, zh } of queryList) {
   if (!zh) continue
   const [hit] = await oursStore.search(q, { limit: 20, includeEpisodes: false })
   const row =
-    hit?.messageId === undefined
+    hit?.kind !== 'message'
       ? undefined
       : (contentById.get(hit.messageId) as { content: string | null } | undefined)
   if (row?.content?.includes(q)) zhVerified++

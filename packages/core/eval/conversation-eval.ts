@@ -4,19 +4,21 @@
  *   npx tsx packages/core/eval/conversation-eval.ts [--json] [--driver=better-sqlite3|libsql] [--verbose]
  *   npx tsx packages/core/eval/conversation-eval.ts --techniques   the per-technique table (both halves)
  *
- * Loads eval/conversations-dataset.json into a fresh store (temp SQLite file, public API only): one
+ * Builds the conversation set (eval/conversations/build-conversations.ts) and loads it into a fresh store (temp SQLite file, public API only): one
  * user per conversation, one session per conversation session, every message with its speaker in the
  * OpenAI `name` field and its real timestamp. Each question is searched as it is written, scoped to
  * its conversation's user, with `now` set to the moment it is asked. Prints recall@5/@10/@25 and MRR
  * per split (tune / heldout), question kind and language, and the latency per query.
  * Recall@k is the share of a question's answer messages in the top k; MRR uses the first one in the top 25.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { openStore } from '../src/index.ts'
 import { RANK_FEATURES, type RankFeatures } from '../src/search/rank.ts'
+import type { EvaluationSearchOptions } from '../src/store/search.ts'
+import { buildConversationDataset } from './conversations/build-conversations.ts'
 import type { ConversationDataset, ConversationQuestion } from './conversations/dataset.ts'
 
 const K = [5, 10, 25] as const
@@ -39,9 +41,8 @@ export interface Summary {
   mrr: number
 }
 
-const here = dirname(fileURLToPath(import.meta.url))
-export const conversationData = (): ConversationDataset =>
-  JSON.parse(readFileSync(join(here, 'conversations-dataset.json'), 'utf8')) as ConversationDataset
+/** The conversation set, generated in memory (deterministic; no copy is kept in the repository). */
+export const conversationData = (): ConversationDataset => buildConversationDataset()
 
 export function summarize(group: string, rs: readonly QuestionResult[]): Summary {
   const mean = (f: (r: QuestionResult) => number) => rs.reduce((a, r) => a + f(r), 0) / (rs.length || 1)
@@ -82,15 +83,18 @@ export async function runConversationEval(
     const split = new Map(data.conversations.map((c) => [c.key, c.split]))
     for (const q of data.questions) {
       const started = performance.now()
-      const hits = await store.search(q.question, {
+      const options: EvaluationSearchOptions = {
         userId: q.conversation,
         limit: K[K.length - 1],
         includeEpisodes: false,
         now: q.askedAt,
         ...(ranking ? { ranking } : {}),
-      })
+      }
+      const hits = await store.search(q.question, options)
       const ms = performance.now() - started
-      const found = hits.map((h) => keyById.get(h.messageId as number) ?? `?${h.messageId}`)
+      const found = hits.flatMap((h) =>
+        h.kind === 'message' ? [keyById.get(h.messageId) ?? `?${h.messageId}`] : [],
+      )
       const answers = new Set(q.answers)
       const at = (k: number) => found.slice(0, k).filter((key) => answers.has(key)).length / answers.size
       const first = found.findIndex((key) => answers.has(key))

@@ -68,9 +68,9 @@ async function main() {
     t0 = performance.now()
     for (const q of data.queries) {
       const hits = await store.search(q.query, { limit: 10 })
-      const found = hits
-        .filter((h) => h.kind === 'message' && h.messageId !== undefined)
-        .map((h) => keyById.get(h.messageId as number) ?? `?${h.messageId}`)
+      const found = hits.flatMap((h) =>
+        h.kind === 'message' ? [keyById.get(h.messageId) ?? `?${h.messageId}`] : [],
+      )
       const rel = new Set(q.relevant)
       const hitsAt = (k: number) => found.slice(0, k).filter((key) => rel.has(key)).length
       const first = found.findIndex((key) => rel.has(key))

@@ -4,7 +4,7 @@
  *
  *   npx tsx packages/core/eval/window-index-experiment.ts [--appends N] [--rounds R]
  *
- * Quality: the conversation set (eval/conversations-dataset.json), every question parsed the same way
+ * Quality: the conversation set (eval/conversations/build-conversations.ts), every question parsed the same way
  * (question words dropped), matched with the OR of its terms under the conversation's user, top 40:
  *   messages        BM25 over single messages (no windows);
  *   query-time      the store's ranking with windows and follow only (rank.ts);

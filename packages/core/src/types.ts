@@ -1,6 +1,5 @@
 import type { episodes } from './schema/episodes.ts'
 import type { sessions } from './schema/sessions.ts'
-import type { RankFeatures } from './search/rank.ts'
 
 /** Who speaks in a chat message. */
 export type Role = 'system' | 'user' | 'assistant' | 'tool'
@@ -334,31 +333,74 @@ export interface ContinuedSession {
  * Filters, order and paging of search / searchPage: `since`/`until` are milliseconds since the epoch
  * (`since` inclusive), `sort` relevance (default), newest or oldest.
  */
+/** How many messages of the same session `readAround` returns on each side of the message. */
+export interface ReadAroundOptions {
+  /** 0 to 100, default 2. */
+  before?: number
+  /** 0 to 100, default 2. */
+  after?: number
+}
+
+/**
+ * What `search` and `searchPage` look in and how they order it. Every filter runs in SQL, so `limit` counts
+ * hits that passed them; the default limit is 10.
+ */
 export interface SearchOptions extends PageOptions {
+  /** Only this session's messages and episodes. */
   sessionId?: string
+  /**
+   * Leaves out this session's compression chain: the session, its ancestors and its descendants (through
+   * `parentSessionId`, between sessions of one user). One recursive subquery of the same statement, so a
+   * failure fails the search; an unknown id leaves out nothing else.
+   */
+  excludeLineageOf?: string
+  /** Only sessions of this source (or of any of these). */
   source?: string | string[]
+  /** No sessions of these sources. */
   excludeSources?: string[]
+  /** Only messages of this role (or these roles); episodes are left out when a role is given. */
   role?: Role | Role[]
+  /** Only this user's sessions: a security boundary, never another user's rows. */
   userId?: string
+  /** Messages written (episodes created) at or after this time, ms since the epoch. */
   since?: number
+  /** Messages written (episodes created) before this time, ms since the epoch. */
   until?: number
+  /** `relevance` (default: BM25, questions ranked with their conversation), or time order. */
   sort?: 'relevance' | 'newest' | 'oldest'
+  /** Episodes (summaries) before messages; default true. */
   includeEpisodes?: boolean
   /** The current time (ms) that relative dates in the query ("last week", 上周) resolve against; default now. */
   now?: number
-  /** For evaluation: turns single ranking techniques off (see search/rank.ts); all are on by default. */
-  ranking?: Partial<RankFeatures>
 }
 
-/** One search result: an episode or a message, with a snippet whose matches are marked «like this». */
-export interface SearchHit {
-  kind: 'message' | 'episode'
+interface SearchHitBase {
   sessionId: string
-  messageId?: number
-  episodeId?: number
-  role: Role | 'episode'
+  /** Text of the hit around its first match, matches marked «like this», cut marks …. */
   snippet: string
+  /** BM25 relevance (higher is better), with the conversation ranking's weights for questions. */
   score: number
+  /** When the message was written or the episode created, ms since the epoch. */
   timestamp: number
+  /** The session's source. */
   source: string
 }
+
+/** A message that matched. */
+export interface MessageHit extends SearchHitBase {
+  kind: 'message'
+  messageId: number
+  episodeId?: undefined
+  role: Role
+}
+
+/** An episode (a summary of a compressed segment) that matched. */
+export interface EpisodeHit extends SearchHitBase {
+  kind: 'episode'
+  episodeId: number
+  messageId?: undefined
+  role: 'episode'
+}
+
+/** One search result, told apart by `kind`: a message or an episode. */
+export type SearchHit = MessageHit | EpisodeHit

@@ -99,6 +99,9 @@ describe('question words and time expressions', () => {
     expect(isQuestion('上次部署出了什么问题')).toBe(true)
     expect(isQuestion('database migration')).toBe(false)
     expect(isQuestion('数据库')).toBe(false)
+    // one word is a keyword, even when it holds a question word or opens like a question
+    for (const word of ['几何', '多少', '哪里', 'should', 'Will']) expect(isQuestion(word), word).toBe(false)
+    expect(isQuestion('几何?')).toBe(true)
     expect(isTimeQuestion('How long has Tom played chess?')).toBe(true)
     expect(isTimeQuestion('小林什么时候搬家的？')).toBe(true)
     expect(isTimeQuestion('What book is Tom reading?')).toBe(false)
@@ -160,6 +163,16 @@ for (const driver of driversUnderTest()) {
         })
         expect(users.length).toBeGreaterThan(0)
         expect(users.every((h) => h.role === 'assistant')).toBe(true)
+      }))
+
+    it('searches one word as a keyword: no neighbours join its hits', () =>
+      open(async (store) => {
+        const [match] = await chat(store, 'u1', Date.UTC(2023, 4, 2), [
+          ['Tom', '我们学几何'],
+          ['Priya', 'unrelated reply'],
+        ])
+        const hits = await store.search('几何', { userId: 'u1' })
+        expect(hits.map((h) => h.messageId)).toEqual([match])
       }))
 
     it('returns a neighbour with the start of its text as a bounded snippet', () =>

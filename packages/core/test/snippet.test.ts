@@ -34,6 +34,26 @@ describe('excerpt snippets of long rows', () => {
     )
   })
 
+  it('finds the first match by string search exactly where the token scan finds it', () => {
+    // "e " text takes the string-search path; "é " (a letter beyond ASCII) the token-by-token scan
+    const piece = fc.constantFrom('ab', 'abc', 'Abcd', 'x', 'xab', '数', '据', ' ', '. ', '\n', '\u200b', '-')
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 600 }),
+        fc.constantFrom('ab', 'abc', 'x', '数', 'abc 数据', 'zz'),
+        fc.integer({ min: 0, max: 400 }),
+        (pieces, query, pad) => {
+          const text = pieces.join('')
+          const terms = parseSearchQuery(query)
+          const fast = excerptSnippet(`${'e '.repeat(pad)}${text}`, terms, 32)
+          const scanned = excerptSnippet(`${'é '.repeat(pad)}${text}`, terms, 32)
+          expect(fast).toBe(scanned.replaceAll('é', 'e'))
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+
   it('takes linear time in the excerpt, matches or not', () => {
     const time = (text: string, query: string) => {
       const start = performance.now()

@@ -13,6 +13,7 @@ export type McpStore = Pick<
   | 'getStoredMessages'
   | 'getLineage'
   | 'getEpisodes'
+  | 'readAround'
   | 'createSession'
   | 'appendMessagesOnce'
 >

@@ -7,7 +7,7 @@ import type { AgentTool, ToolContext } from './tool.ts'
 /** The part of the store the tool reads. */
 export type SessionSearchStore = Pick<
   Store,
-  'search' | 'listSessions' | 'getSession' | 'getStoredMessages' | 'getLineage' | 'getEpisodes'
+  'search' | 'listSessions' | 'getSession' | 'getStoredMessages' | 'getLineage' | 'getEpisodes' | 'readAround'
 >
 
 export interface SessionSearchOptions {
@@ -34,6 +34,8 @@ const WINDOWS = [
   { radius: 0, clip: 40 },
 ]
 
+const WIDEST = Math.max(...WINDOWS.map((w) => w.radius))
+
 const input = z
   .object({
     query: z
@@ -57,6 +59,14 @@ const input = z
       .optional(),
   })
   .strict()
+
+/** Characters of the caller's query or id echoed in a result: any input leaves the result in its budget. */
+const ECHO_CHARS = 80
+
+/** The caller's text, quoted, cut to ECHO_CHARS characters (with a mark) so that no echo is unbounded. */
+function quoted(text: string): string {
+  return JSON.stringify(text.length > ECHO_CHARS ? `${text.slice(0, ECHO_CHARS)}…` : text)
+}
 
 const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`
 const flat = (text: string) => text.replace(/\s+/g, ' ').trim()
@@ -92,10 +102,9 @@ class Visibility {
 
   /** The current session and its ancestors. */
   private ancestors(): Promise<Set<string>> {
-    this.chain ??= this.store.getLineage(this.context.sessionId).then(
-      (lineage) => new Set([this.context.sessionId, ...lineage.map((s) => s.id)]),
-      () => new Set([this.context.sessionId]),
-    )
+    this.chain ??= this.store
+      .getLineage(this.context.sessionId)
+      .then((lineage) => new Set([this.context.sessionId, ...lineage.map((s) => s.id)]))
     return this.chain
   }
 
@@ -107,7 +116,8 @@ class Visibility {
   inCurrentChain(sessionId: string): Promise<boolean> {
     return memo(this.verdicts, sessionId, async () => {
       if ((await this.ancestors()).has(sessionId)) return true
-      const lineage = await this.store.getLineage(sessionId).catch(() => [])
+      // an error fails the call: what cannot be checked is not shown
+      const lineage = await this.store.getLineage(sessionId)
       return lineage.some((s) => s.id === this.context.sessionId)
     })
   }
@@ -141,6 +151,7 @@ class SessionSearch {
   private readonly counter: TokenCounter
   private readonly maxTokens: number
   private readonly sessionMaxTokens: number
+  private readonly sessionId: string
 
   constructor(
     private readonly store: SessionSearchStore,
@@ -149,6 +160,7 @@ class SessionSearch {
   ) {
     this.cache = new SessionCache(store)
     this.visibility = new Visibility(store, context)
+    this.sessionId = context.sessionId
     this.counter = options.tokenCounter ?? bpeTokenCounter
     this.maxTokens = options.maxTokens ?? 1_000
     this.sessionMaxTokens = options.sessionMaxTokens ?? 2_000
@@ -161,12 +173,12 @@ class SessionSearch {
   async query(query: string, limit: number, userId: string | undefined): Promise<string> {
     const hits = await this.visibleHits(query, limit, userId)
     if (hits.length === 0) {
-      return `No past session matches ${JSON.stringify(query)}. Try other or fewer words, or call session_search without a query to list recent sessions.`
+      return `No past session matches ${quoted(query)}. Try other or fewer words, or call session_search without a query to list recent sessions.`
     }
     const prepared = await Promise.all(hits.map((hit, i) => this.prepare(hit, i + 1)))
     const render = (shown: PreparedHit[], { radius, clip }: (typeof WINDOWS)[number]) =>
       [
-        `${shown.length} result${shown.length === 1 ? '' : 's'} for ${JSON.stringify(query)} from past sessions (summaries first; call session_search with a session_id to read one):`,
+        `${shown.length} result${shown.length === 1 ? '' : 's'} for ${quoted(query)} from past sessions (summaries first; call session_search with a session_id to read one):`,
         ...shown.map((hit) => [hit.header, ...hit.body(radius, clip)].join('\n')),
       ].join('\n\n')
     const fits = (text: string) => this.counter.countText(text) <= this.maxTokens
@@ -183,23 +195,14 @@ class SessionSearch {
     return this.clip(render(prepared.slice(0, 1), narrowest), this.maxTokens)
   }
 
-  /** Hits outside the current chain and inside the user's scope, episodes first, up to `limit`. */
+  /** Hits outside the current chain (left out by the store) and inside the user's scope, episodes first. */
   private async visibleHits(query: string, limit: number, userId: string | undefined): Promise<SearchHit[]> {
-    const visible: SearchHit[] = []
-    const page = limit * 2 + 10
-    for (let offset = 0; offset < page * 5 && visible.length < limit; offset += page) {
-      const hits = await this.store.search(query, {
-        limit: page,
-        offset,
-        ...(userId === undefined ? {} : { userId }),
-      })
-      for (const hit of hits) {
-        if (visible.length < limit && !(await this.visibility.inCurrentChain(hit.sessionId)))
-          visible.push(hit)
-      }
-      if (hits.length < page) break
-    }
-    return visible.sort((a, b) => Number(a.kind === 'message') - Number(b.kind === 'message'))
+    const hits = await this.store.search(query, {
+      limit,
+      excludeLineageOf: this.sessionId,
+      ...(userId === undefined ? {} : { userId }),
+    })
+    return hits.sort((a, b) => Number(a.kind === 'message') - Number(b.kind === 'message'))
   }
 
   private async prepare(hit: SearchHit, n: number): Promise<PreparedHit> {
@@ -214,7 +217,8 @@ class SessionSearch {
         body: (radius, clip) => [this.clip(flat(summary), clip * (radius + 1))],
       }
     }
-    const messages = await this.cache.messagesOf(hit.sessionId)
+    // the widest window's messages, read by id: bounded, whatever the session's length
+    const messages = await this.store.readAround(hit.messageId, { before: WIDEST, after: WIDEST })
     const at = messages.findIndex((m) => m.id === hit.messageId)
     return {
       header: `[${n}] message · ${where}`,
@@ -270,7 +274,7 @@ class SessionSearch {
     if (idOrPrefix.length < MIN_PREFIX) {
       throw new EngramError(
         'INVALID_ARGUMENT',
-        `session_id ${JSON.stringify(idOrPrefix)} is too short: give the full id or a prefix of at least ${MIN_PREFIX} characters.`,
+        `session_id ${quoted(idOrPrefix)} is too short: give the full id or a prefix of at least ${MIN_PREFIX} characters.`,
       )
     }
     const found = await this.store.listSessions({
@@ -282,12 +286,12 @@ class SessionSearch {
     if (found.length === 0) {
       throw new EngramError(
         'SESSION_NOT_FOUND',
-        `No session with id or prefix ${JSON.stringify(idOrPrefix)}. Call session_search without arguments to list recent sessions and copy an id.`,
+        `No session with id or prefix ${quoted(idOrPrefix)}. Call session_search without arguments to list recent sessions and copy an id.`,
       )
     }
     throw new EngramError(
       'INVALID_ARGUMENT',
-      `${JSON.stringify(idOrPrefix)} is the prefix of ${found.length} sessions; give more characters:\n${found
+      `${quoted(idOrPrefix)} is the prefix of ${found.length} sessions; give more characters:\n${found
         .slice(0, 10)
         .map((s) => `  - ${describeSession(s)}`)
         .join('\n')}`,

@@ -78,5 +78,13 @@ const QUESTION_ZH = /吗|什么|怎么|哪|谁|几|多久|多少|为什么|呢/
  * it ends with a question mark, opens with an interrogative or auxiliary, or holds a Chinese question word.
  */
 export function isQuestion(query: string): boolean {
-  return /[?？]$/.test(query.trimEnd()) || QUESTION_START.test(query) || QUESTION_ZH.test(query)
+  const text = query.trim()
+  if (/[?？]$/.test(text)) return true
+  // one word ("几何", "多少", "should") is a keyword: it gains nothing from the question ranking's work
+  if (ONE_WORD.test(text)) return false
+  return QUESTION_START.test(text) || QUESTION_ZH.test(text)
 }
+
+/** A single word: no white space, and a CJK run of at most four characters. */
+const ONE_WORD =
+  /^(?:[^\s\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]+|[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]{1,4})$/u

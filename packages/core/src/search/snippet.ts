@@ -2,7 +2,7 @@ import { charClass } from './cjk.ts'
 import type { SearchTerm } from './query.ts'
 
 /** The marks around a highlighted match and at a cut, the same in FTS5 snippets and excerpt snippets. */
-export const SNIPPET_MARKS = { open: '«', close: '»', ellipsis: '…' } as const
+const SNIPPET_MARKS = { open: '«', close: '»', ellipsis: '…' } as const
 
 /** How much of a long row an excerpt snippet looks at (characters): the cost per hit stays bounded. */
 export const EXCERPT_CHARS = 16_384
@@ -13,11 +13,11 @@ const MAX_STEMS = 64
 
 /**
  * Calls `visit` with the UTF-16 range of each of the index's tokens (unicode61 classes; every CJK
- * character a token of its own) until it returns false.
+ * character a token of its own), from offset `from` (a token boundary), until it returns false.
  */
-function scanTokens(text: string, visit: (start: number, end: number) => boolean): void {
+function scanTokens(text: string, visit: (start: number, end: number) => boolean, from = 0): void {
   let start = -1
-  for (let i = 0; i < text.length; ) {
+  for (let i = from; i < text.length; ) {
     const cp = text.codePointAt(i) as number
     const width = cp > 0xffff ? 2 : 1
     const kind = charClass(cp)
@@ -43,7 +43,15 @@ const ASCII = /^[ -~]*$/
 const fold = (token: string) =>
   ASCII.test(token) ? token.toLowerCase() : token.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
 
-function matcher(terms: readonly SearchTerm[]): (token: string) => boolean {
+interface Matcher {
+  /** Does this token match a query word (folded equal, or beginning with a stem)? */
+  isMatch: (token: string) => boolean
+  /** The folded query words and the stems among them. */
+  words: ReadonlySet<string>
+  stems: ReadonlySet<string>
+}
+
+function matcher(terms: readonly SearchTerm[]): Matcher {
   const words = new Set<string>()
   for (const term of terms) {
     for (const token of tokenTexts(term.text)) words.add(fold(token))
@@ -51,7 +59,7 @@ function matcher(terms: readonly SearchTerm[]): (token: string) => boolean {
   const stems = [...words].filter((w) => w.length >= MIN_STEM_CHARS).slice(0, MAX_STEMS)
   // Long rows repeat their words: each distinct token is folded and compared once.
   const seen = new Map<string, boolean>()
-  return (token) => {
+  const isMatch = (token: string) => {
     let match = seen.get(token)
     if (match === undefined) {
       const key = fold(token)
@@ -60,6 +68,44 @@ function matcher(terms: readonly SearchTerm[]): (token: string) => boolean {
     }
     return match
   }
+  return { isMatch, words, stems: new Set(stems) }
+}
+
+const isHan = (c: number) => (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf)
+const ASCII_WORD = /^[ -~]+$/
+const NOT_ASCII_OR_HAN = /[^\t\n\r -~\u200b\u3400-\u4dbf\u4e00-\u9fff]/g
+
+/**
+ * Where the first matching token starts, found by the engine's string search instead of a token-by-token
+ * scan; -1 without a match; undefined when the text or the words need folding beyond ASCII lower case
+ * (letters outside ASCII, kana, Hangul, surrogates), where only the scan is exact. In "simple" text every
+ * token is an ASCII run or one Han character, so a word matches at an occurrence that starts a token and,
+ * unless it is a stem, ends one.
+ */
+function firstMatch(text: string, { words, stems }: Matcher): number | undefined {
+  if (words.size > MAX_STEMS) return undefined
+  for (const word of words) {
+    if (!ASCII_WORD.test(word) && !(word.length === 1 && isHan(word.charCodeAt(0)))) return undefined
+  }
+  NOT_ASCII_OR_HAN.lastIndex = 0
+  for (let hit = NOT_ASCII_OR_HAN.exec(text); hit !== null; hit = NOT_ASCII_OR_HAN.exec(text)) {
+    const c = text.charCodeAt(hit.index)
+    if (charClass(c) !== 0 || (c >= 0xd800 && c <= 0xdfff)) return undefined
+  }
+  const lower = text.toLowerCase()
+  if (lower.length !== text.length) return undefined
+  const isToken = (at: number) => at >= 0 && at < text.length && charClass(text.charCodeAt(at)) === 1
+  let best = -1
+  for (const word of words) {
+    const han = word.length === 1 && isHan(word.charCodeAt(0))
+    for (let at = lower.indexOf(word); at >= 0 && (best < 0 || at < best); at = lower.indexOf(word, at + 1)) {
+      if (han || (!isToken(at - 1) && (stems.has(word) || !isToken(at + word.length)))) {
+        best = at
+        break
+      }
+    }
+  }
+  return best
 }
 
 interface Window {
@@ -72,25 +118,54 @@ interface Window {
   more: boolean
 }
 
+/** Characters before the first match from which a shortened scan starts (enough for the lead tokens). */
+const LOOKBACK_CHARS = 256
+
 /**
  * The tokens of the snippet: from a few before the first match to `size` in all, or the first `size`
- * without a match. Stops reading the excerpt as soon as they are known.
+ * without a match. Stops reading the excerpt as soon as they are known; where the first match can be
+ * found by string search (see firstMatch), the scan starts shortly before it.
  */
 function chooseWindow(excerpt: string, terms: readonly SearchTerm[], size: number): Window {
-  const isMatch = matcher(terms)
+  const m = matcher(terms)
   const lead = Math.floor(size / 4)
+  const known = firstMatch(excerpt, m)
+  if (known !== undefined && known > LOOKBACK_CHARS) {
+    let from = known - LOOKBACK_CHARS
+    while (from < known && charClass(excerpt.charCodeAt(from)) === 1) from++
+    const window = scanWindow(excerpt, m, size, lead, from, true)
+    // the shortened scan is exact when it saw a token before the snippet's first one
+    if (window.from > 0) return window
+  }
+  return scanWindow(excerpt, m, size, lead, 0, known === -1)
+}
+
+function scanWindow(
+  excerpt: string,
+  { isMatch }: Matcher,
+  size: number,
+  lead: number,
+  offset: number,
+  stopEarly: boolean,
+): Window {
   const starts: number[] = []
   const ends: number[] = []
   const matches: boolean[] = []
   let first = -1
-  scanTokens(excerpt, (start, end) => {
-    const match = isMatch(excerpt.slice(start, end))
-    if (first < 0 && match) first = starts.length
-    starts.push(start)
-    ends.push(end)
-    matches.push(match)
-    return first < 0 || starts.length <= Math.max(0, first - lead) + size
-  })
+  scanTokens(
+    excerpt,
+    (start, end) => {
+      const match = isMatch(excerpt.slice(start, end))
+      if (first < 0 && match) first = starts.length
+      starts.push(start)
+      ends.push(end)
+      matches.push(match)
+      // without a match the first `size` tokens are the snippet: reading on only looks for one
+      if (first < 0) return !stopEarly || starts.length <= size
+      return starts.length <= Math.max(0, first - lead) + size
+    },
+    offset,
+  )
   const from = first < 0 ? 0 : Math.max(0, first - lead)
   const to = Math.min(starts.length, from + size)
   return { starts, ends, matches, from, to, more: starts.length > to }

@@ -78,6 +78,7 @@ const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const
 
 export const searchOptions = z.object({
   sessionId: identifier.optional(),
+  excludeLineageOf: identifier.optional(),
   source: oneOrMany(identifier).optional(),
   excludeSources: z.array(identifier).optional(),
   role: oneOrMany(z.enum(ROLES)).optional(),

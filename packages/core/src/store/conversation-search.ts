@@ -4,7 +4,7 @@ import { ALL_RANK_FEATURES, type Candidate, type RankFeatures, rankCandidates } 
 import { parseQueryDates } from '../search/time-words.ts'
 import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
-import { type HitRow, hitQuery, sessionFilters, tieredRows } from './search.ts'
+import { type HitRow, hitQuery, messageFilters, tieredRows } from './search-sql.ts'
 
 /** Matching messages fetched per day the query names. */
 const DATE_POOL = 20
@@ -111,7 +111,7 @@ async function neighbourhood(
 ): Promise<Map<number, Candidate>> {
   const ids = [...rows.keys()]
   const matched = new Set(ids)
-  const filters = searchFilters(options)
+  const filters = messageFilters(options)
   const found = await ctx.read<DetailRow & Omit<HitRow, 'snippet' | 'excerpt' | 'score'>>(
     {
       sql: `WITH c(id) AS (VALUES ${ids.map(() => '(?)').join(', ')}),
@@ -154,13 +154,6 @@ async function neighbourhood(
   return candidates
 }
 
-function searchFilters(options: SearchOptions) {
-  const filters = sessionFilters(options, 't.timestamp')
-  const role = options.role
-  filters.addIn('t.role', role === undefined ? undefined : Array.isArray(role) ? role : [role])
-  return filters
-}
-
 /** The start of a text as a snippet (never half a surrogate pair). */
 function startOf(content: string | null): string {
   const text = content ?? ''
@@ -172,7 +165,7 @@ function startOf(content: string | null): string {
 
 /** The first messages in time under the search's filters (a day's messages), with the start of their text as snippet. */
 async function firstRows(ctx: StoreContext, options: SearchOptions, limit: number): Promise<HitRow[]> {
-  const filters = searchFilters(options)
+  const filters = messageFilters(options)
   const rows = await ctx.read<Omit<HitRow, 'snippet' | 'excerpt'> & { content: string | null }>(
     {
       sql: `SELECT t.session_id, t.id AS item_id, t.role, t.timestamp, s.source,

@@ -1,180 +1,45 @@
 import type { z } from 'zod'
-import type { SqlValue, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
 import { joinTerms, parseSearchQuery, type SearchTerm } from '../search/query.ts'
 import { isQuestion } from '../search/question-words.ts'
-import { ALL_RANK_FEATURES } from '../search/rank.ts'
-import { EXCERPT_CHARS, excerptSnippet, SNIPPET_MARKS } from '../search/snippet.ts'
-import type { Page, Role, SearchHit, SearchOptions } from '../types.ts'
+import { ALL_RANK_FEATURES, type RankFeatures } from '../search/rank.ts'
+import { excerptSnippet } from '../search/snippet.ts'
+import type { Page, SearchHit, SearchOptions } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
 import { conversationSearch } from './conversation-search.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { countEpisodeHits } from './episodes.ts'
-import { messageTiers } from './message-tiers.ts'
+import { type After, type HitRow, hitQuery, tieredRows } from './search-sql.ts'
+
+/**
+ * Search options with what only the evaluation harness sets: `ranking` turns single ranking techniques
+ * off (see search/rank.ts; all are on by default). Not part of the public SearchOptions; a variable of
+ * this type passes to `store.search` as it is.
+ */
+export interface EvaluationSearchOptions extends SearchOptions {
+  ranking?: Partial<RankFeatures>
+}
 
 const SNIPPET_TOKENS = 32
-// FTS5's snippet() scores every match against every other (quadratic: 6 ms for a 16 KB row, minutes for
-// 10 MB), so only rows of up to this many bytes get it; longer rows get an excerpt snippet (linear).
-const FTS5_SNIPPET_MAX_BYTES = 1024
-
-export interface HitRow {
-  session_id: string
-  item_id: number
-  role: Role | 'episode'
-  timestamp: number
-  source: string
-  /** FTS5's snippet, for a short row. */
-  snippet: string | null
-  /** The start of a long row, for an excerpt snippet. */
-  excerpt: string | null
-  score: number
-}
-
-const asList = <T>(value: T | T[] | undefined): T[] | undefined =>
-  value === undefined ? undefined : Array.isArray(value) ? value : [value]
-
-class Filters {
-  readonly where: string[] = []
-  readonly params: SqlValue[] = []
-
-  add(clause: string, ...params: SqlValue[]): void {
-    this.where.push(clause)
-    this.params.push(...params)
-  }
-
-  addIn(column: string, values: readonly string[] | undefined, negate = false): void {
-    if (values === undefined) return
-    if (values.length === 0) {
-      if (!negate) this.where.push('0')
-      return
-    }
-    this.add(`${column} ${negate ? 'NOT IN' : 'IN'} (${values.map(() => '?').join(', ')})`, ...values)
-  }
-}
-
-export function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
-  const filters = new Filters()
-  if (options.sessionId !== undefined) filters.add('t.session_id = ?', options.sessionId)
-  if (options.userId !== undefined) filters.add('s.user_id = ?', options.userId)
-  filters.addIn('s.source', asList(options.source))
-  filters.addIn('s.source', options.excludeSources, true)
-  if (options.since !== undefined) filters.add(`${timeColumn} >= ?`, options.since)
-  if (options.until !== undefined) filters.add(`${timeColumn} < ?`, options.until)
-  return filters
-}
-
-// Relevance must be `rank` alone: then FTS5 yields rows best-first and SQLite stops after `LIMIT` rows
-// instead of joining, scoring and snippeting every match (any extra sort key brings that back).
-const ORDER = {
-  relevance: 'rank',
-  newest: 'timestamp DESC, item_id DESC',
-  oldest: 'timestamp ASC, item_id ASC',
-} as const
-
-/** The SQL of one half of a search (exported for the benchmark, which runs it on a raw connection). */
-export function hitQuery(
-  kind: 'message' | 'episode',
-  match: string,
-  options: SearchOptions,
-  take: number,
-  after?: After,
-): Statement {
-  const fts = kind === 'message' ? 'messages_fts' : 'episodes_fts'
-  const table = kind === 'message' ? 'messages' : 'episodes'
-  const time = kind === 'message' ? 't.timestamp' : 't.created_at'
-  const filters = sessionFilters(options, time)
-  if (kind === 'message') filters.addIn('t.role', asList(options.role))
-  const sort = options.sort ?? 'relevance'
-  const keyset = sort === 'relevance' ? undefined : keysetFilter(kind, time, sort, after)
-  if (keyset) filters.add(keyset.where, ...keyset.params)
-  const order = ORDER[sort]
-  // The indexed text, as the FTS table's content view defines it. octet_length() of a bare column reads
-  // the record header only, where length() of an expression would load megabytes.
-  const text = kind === 'message' ? 't.content' : 't.summary'
-  const body = `coalesce(t.search_text, ${text}, '')`
-  const bytes = `CASE WHEN t.search_text IS NULL THEN octet_length(${text}) ELSE octet_length(t.search_text) END`
-  const short = `coalesce(${bytes}, 0) <= ${FTS5_SNIPPET_MAX_BYTES}`
-  const { open, close, ellipsis } = SNIPPET_MARKS
-  return {
-    sql: `SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role, ${time} AS timestamp,
-        s.source, -rank AS score,
-        CASE WHEN ${short} THEN snippet(${fts}, 0, '${open}', '${close}', '${ellipsis}', ${SNIPPET_TOKENS}) END AS snippet,
-        CASE WHEN NOT ${short} THEN substr(${body}, 1, ${EXCERPT_CHARS}) END AS excerpt
-      FROM ${fts} JOIN ${table} t ON t.id = ${fts}.rowid JOIN sessions s ON s.id = t.session_id
-      WHERE ${fts} MATCH ? ${filters.where.map((w) => `AND ${w}`).join(' ')}
-      ORDER BY ${order} LIMIT ?`,
-    params: [match, ...filters.params, take],
-  }
-}
 
 function toHit(kind: 'message' | 'episode', row: HitRow, terms: readonly SearchTerm[]): SearchHit {
   const snippet = row.excerpt === null ? row.snippet : excerptSnippet(row.excerpt, terms, SNIPPET_TOKENS)
-  const hit: SearchHit = {
-    kind,
+  const base = {
     sessionId: row.session_id,
-    role: row.role,
     snippet: stripIndexMarks(snippet ?? ''),
     score: row.score,
     timestamp: row.timestamp,
     source: row.source,
   }
-  if (kind === 'message') hit.messageId = row.item_id
-  else hit.episodeId = row.item_id
-  return hit
-}
-
-/**
- * Matching message rows for a search: by tiers for relevance (see message-tiers.ts), the plain OR
- * otherwise; `take` rows per tier until `take` are found.
- */
-export async function tieredRows(
-  ctx: StoreContext,
-  terms: readonly SearchTerm[],
-  options: SearchOptions,
-  take: number,
-  after?: After,
-): Promise<HitRow[]> {
-  const match = joinTerms(terms, 'OR')
-  const tiers = (options.sort ?? 'relevance') === 'relevance' ? await messageTiers(ctx, terms) : [match]
-  const rows: HitRow[] = []
-  const seen = new Set<number>()
-  for (const tier of tiers) {
-    for (const row of await ctx.read<HitRow>(
-      hitQuery('message', tier, options, take, after),
-      'Searching messages',
-    )) {
-      if (!seen.has(row.item_id)) {
-        seen.add(row.item_id)
-        rows.push(row)
-      }
-    }
-    if (rows.length >= take) break
-  }
-  return rows
+  return kind === 'episode' || row.role === 'episode'
+    ? { ...base, kind: 'episode', role: 'episode', episodeId: row.item_id }
+    : { ...base, kind: 'message', role: row.role, messageId: row.item_id }
 }
 
 type ParsedSearchOptions = z.output<typeof args.searchOptions>
-
-/** Where a keyset page starts: after this (timestamp, id) of episodes (phase 0) or messages (phase 1). */
-interface After {
-  phase: 0 | 1
-  timestamp: number
-  id: number
-}
-
-function keysetFilter(hit: 'message' | 'episode', time: string, order: 'newest' | 'oldest', after?: After) {
-  if (!after) return undefined
-  const phase = hit === 'episode' ? 0 : 1
-  if (after.phase > phase) return { where: '0', params: [] }
-  if (after.phase < phase) return undefined
-  return {
-    where: `(${time}, t.id) ${order === 'newest' ? '<' : '>'} (?, ?)`,
-    params: [after.timestamp, after.id],
-  }
-}
 
 async function findHits(
   ctx: StoreContext,
@@ -203,7 +68,7 @@ async function findHits(
   ].slice(offset, take)
   await countEpisodeHits(
     ctx,
-    hits.flatMap((hit) => (hit.episodeId === undefined ? [] : [hit.episodeId])),
+    hits.flatMap((hit) => (hit.kind === 'episode' ? [hit.episodeId] : [])),
   )
   return hits
 }
@@ -256,7 +121,7 @@ export async function searchPage(
       ? encodeCursor([
           last.kind === 'episode' ? 0 : 1,
           last.timestamp,
-          (last.kind === 'episode' ? last.episodeId : last.messageId) as number,
+          last.kind === 'episode' ? last.episodeId : last.messageId,
         ])
       : null
   return { items, nextCursor }

@@ -19,8 +19,9 @@ import type {
   PruneEpisodesOptions,
   PrunePreview,
   PruneSessionsOptions,
-  ResolveSessionOptions,
+  ReadAroundOptions,
   RefMessageInput,
+  ResolveSessionOptions,
   SearchHit,
   SearchOptions,
   Session,
@@ -33,6 +34,7 @@ import type { StoreContext } from './context.ts'
 import { addEpisode, getEpisodes, pruneEpisodes } from './episodes.ts'
 import { checkIntegrity, previewPrune, pruneSessions, rebuildSearchIndex, vacuum } from './maintenance.ts'
 import * as messages from './messages.ts'
+import { readAround } from './read-around.ts'
 import { search, searchPage } from './search.ts'
 import { importSession } from './session-import.ts'
 import { resolveSession } from './session-reference.ts'
@@ -183,6 +185,14 @@ export class Store {
   /** One page of the session's messages with ids, oldest first (`nextCursor` for the next). One range read. */
   getStoredMessagesPage(sessionId: string, options?: MessagesPageOptions): Promise<Page<StoredMessage>> {
     return this.ctx.operation(() => messages.getStoredMessagesPage(this.ctx, sessionId, options))
+  }
+
+  /**
+   * A message and up to `before` / `after` (default 2, at most 100) messages of its session around it, in
+   * insertion order; empty for an unknown id. Bounded indexed reads, whatever the session's length.
+   */
+  readAround(messageId: number, options?: ReadAroundOptions): Promise<StoredMessage[]> {
+    return this.ctx.operation(() => readAround(this.ctx, messageId, options))
   }
 
   /**

@@ -135,6 +135,30 @@ export function searchSuite(h: Harness): void {
     expect(paged[0]?.messageId).not.toBe(limited[0]?.messageId)
   })
 
+  it('leaves out a compression chain in one query: the session, its ancestors and its descendants', async () => {
+    const session = (parentSessionId?: string, userId = 'carol') =>
+      store.createSession({ source: 'cli', userId, ...(parentSessionId ? { parentSessionId } : {}) })
+    const root = await session()
+    const current = await session(root.id)
+    const tip = await session(current.id)
+    const sibling = await session(root.id)
+    const other = await session()
+    const all = [root, current, tip, sibling, other]
+    for (const s of all) await store.appendMessage(s.id, { role: 'user', content: `lineage marmot ${s.id}` })
+    const sessionsOf = (hits: { sessionId: string }[]) => new Set(hits.map((h) => h.sessionId))
+    expect(sessionsOf(await store.search('marmot', { limit: 20 }))).toEqual(new Set(all.map((s) => s.id)))
+    const visible = await store.search('marmot', { limit: 20, excludeLineageOf: current.id })
+    expect(sessionsOf(visible)).toEqual(new Set([sibling.id, other.id]))
+    // the same exclusion on every path (questions, time order); an unknown id hides nothing else
+    const question = await store.search('what about the lineage marmot?', { excludeLineageOf: tip.id })
+    expect(question.length).toBeGreaterThan(0)
+    for (const hit of question) expect([root.id, current.id, tip.id]).not.toContain(hit.sessionId)
+    const newest = await store.search('marmot', { sort: 'newest', limit: 20, excludeLineageOf: root.id })
+    expect(sessionsOf(newest)).toEqual(new Set([other.id]))
+    const unknown = await store.search('marmot', { limit: 20, excludeLineageOf: 'no-such-session' })
+    expect(unknown.length).toBe(all.length)
+  })
+
   it('sorts by time when asked', async () => {
     const newest = await store.search('database', { sort: 'newest' })
     expect(new Set(newest.map((h) => h.timestamp)).size).toBeGreaterThanOrEqual(3)
@@ -253,6 +277,51 @@ export function searchSuite(h: Harness): void {
       left = (await store.getEpisodes(s.id)).map((e) => e.id)
       expect(left).toEqual([midUsed.id, high.id])
     })
+  })
+
+  it('reads the messages around a message with bounded indexed reads', async () => {
+    const path = h.path()
+    const around = await h.open(path)
+    try {
+      const a = await around.createSession({ source: 'cli' })
+      const b = await around.createSession({ source: 'cli' })
+      // the two sessions' rows interleave, so a read by id range alone would mix them
+      const ids: number[] = []
+      for (let i = 0; i < 400; i++) {
+        const [row] = await around.appendMessages(i % 2 ? b.id : a.id, [
+          { role: 'user', content: `turn ${i}` },
+        ])
+        if (i % 2 === 0) ids.push(row?.id as number)
+      }
+      const read = async (id: number, options?: { before?: number; after?: number }) =>
+        (await around.readAround(id, options)).map((m) => m.id)
+      expect(await read(ids[100] as number, { before: 2, after: 3 })).toEqual(ids.slice(98, 104))
+      expect(await read(ids[100] as number)).toEqual(ids.slice(98, 103))
+      expect(await read(ids[0] as number, { before: 5, after: 1 })).toEqual(ids.slice(0, 2))
+      expect(await read(ids.at(-1) as number, { before: 1, after: 5 })).toEqual(ids.slice(-2))
+      expect(await read(ids[7] as number, { before: 0, after: 0 })).toEqual([ids[7]])
+      expect((await around.readAround(ids[3] as number))[1]?.content).toBe('turn 4')
+      expect(await around.readAround(10_000_000)).toEqual([])
+      await expect(around.readAround(ids[3] as number, { before: 101 })).rejects.toThrow(/before must be/)
+      await expect(around.readAround(-1)).rejects.toThrow(/messageId/)
+      // the rows read are those returned: every part of the query is an index range with its LIMIT
+      const db = new Database(path, { readonly: true })
+      try {
+        const plan = db
+          .prepare(
+            `EXPLAIN QUERY PLAN WITH hit AS (SELECT id, session_id FROM messages WHERE id = 1)
+            SELECT m.id FROM hit JOIN messages m ON m.session_id = hit.session_id AND m.id < hit.id ORDER BY m.id DESC LIMIT 2`,
+          )
+          .all() as { detail: string }[]
+        expect(plan.map((p) => p.detail).join('\n')).toMatch(
+          /SEARCH m USING (COVERING )?INDEX messages_session_idx \(session_id=\? AND rowid<\?\)/,
+        )
+      } finally {
+        db.close()
+      }
+    } finally {
+      await around.close()
+    }
   })
 
   describe('messages of megabytes', () => {

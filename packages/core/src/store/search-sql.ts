@@ -1,0 +1,172 @@
+/**
+ * The SQL pieces every search path shares (keyword search, conversation search, the benchmark): the
+ * filters of SearchOptions, the ranked hit query, keyset paging and the tiers of a multi-word search.
+ */
+import type { SqlValue, Statement } from '../driver.ts'
+import { joinTerms, type SearchTerm } from '../search/query.ts'
+import { EXCERPT_CHARS } from '../search/snippet.ts'
+import type { Role, SearchOptions } from '../types.ts'
+import type { StoreContext } from './context.ts'
+import { messageTiers } from './message-tiers.ts'
+
+export interface HitRow {
+  session_id: string
+  item_id: number
+  role: Role | 'episode'
+  timestamp: number
+  source: string
+  /** A snippet made already (a neighbour's start of text), or null when `excerpt` is to be snippeted. */
+  snippet: string | null
+  /** The start of the row's indexed text, for an excerpt snippet. */
+  excerpt: string | null
+  score: number
+}
+
+const asList = <T>(value: T | T[] | undefined): T[] | undefined =>
+  value === undefined ? undefined : Array.isArray(value) ? value : [value]
+
+class Filters {
+  readonly where: string[] = []
+  readonly params: SqlValue[] = []
+
+  add(clause: string, ...params: SqlValue[]): void {
+    this.where.push(clause)
+    this.params.push(...params)
+  }
+
+  addIn(column: string, values: readonly string[] | undefined, negate = false): void {
+    if (values === undefined) return
+    if (values.length === 0) {
+      if (!negate) this.where.push('0')
+      return
+    }
+    this.add(`${column} ${negate ? 'NOT IN' : 'IN'} (${values.map(() => '?').join(', ')})`, ...values)
+  }
+}
+
+/**
+ * The ids of a session's compression chain: the session, its ancestors and its descendants, following
+ * `parent_session_id` only between sessions of the same user (as getLineage does). Two parameters: the id.
+ */
+const LINEAGE_IDS = `WITH RECURSIVE
+    up(id, user_id, depth) AS (
+      SELECT id, user_id, 0 FROM sessions WHERE id = ?
+      UNION ALL
+      SELECT p.id, p.user_id, up.depth + 1 FROM up JOIN sessions child ON child.id = up.id
+        JOIN sessions p ON p.id = child.parent_session_id AND p.user_id IS up.user_id
+      WHERE up.depth < 10000),
+    down(id, user_id, depth) AS (
+      SELECT id, user_id, 0 FROM sessions WHERE id = ?
+      UNION ALL
+      SELECT c.id, c.user_id, down.depth + 1 FROM down
+        JOIN sessions c ON c.parent_session_id = down.id AND c.user_id IS down.user_id
+      WHERE down.depth < 10000)
+  SELECT id FROM up UNION SELECT id FROM down`
+
+function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
+  const filters = new Filters()
+  if (options.sessionId !== undefined) filters.add('t.session_id = ?', options.sessionId)
+  const lineage = options.excludeLineageOf
+  // one uncorrelated subquery: SQLite evaluates it once per statement
+  if (lineage !== undefined) filters.add(`t.session_id NOT IN (${LINEAGE_IDS})`, lineage, lineage)
+  if (options.userId !== undefined) filters.add('s.user_id = ?', options.userId)
+  filters.addIn('s.source', asList(options.source))
+  filters.addIn('s.source', options.excludeSources, true)
+  if (options.since !== undefined) filters.add(`${timeColumn} >= ?`, options.since)
+  if (options.until !== undefined) filters.add(`${timeColumn} < ?`, options.until)
+  return filters
+}
+
+/** The filters of a search over messages (`t`, joined with its session `s`): the session filters and the role. */
+export function messageFilters(options: SearchOptions): Filters {
+  const filters = sessionFilters(options, 't.timestamp')
+  filters.addIn('t.role', asList(options.role))
+  return filters
+}
+
+// Relevance must be `rank` alone: then FTS5 yields rows best-first and SQLite stops after `LIMIT` rows
+// instead of joining, scoring and snippeting every match (any extra sort key brings that back).
+const ORDER = {
+  relevance: 'rank',
+  newest: 'timestamp DESC, item_id DESC',
+  oldest: 'timestamp ASC, item_id ASC',
+} as const
+
+/** The SQL of one half of a search (exported for the benchmark, which runs it on a raw connection). */
+export function hitQuery(
+  kind: 'message' | 'episode',
+  match: string,
+  options: SearchOptions,
+  take: number,
+  after?: After,
+): Statement {
+  const fts = kind === 'message' ? 'messages_fts' : 'episodes_fts'
+  const table = kind === 'message' ? 'messages' : 'episodes'
+  const time = kind === 'message' ? 't.timestamp' : 't.created_at'
+  const filters = kind === 'message' ? messageFilters(options) : sessionFilters(options, time)
+  const sort = options.sort ?? 'relevance'
+  const keyset = sort === 'relevance' ? undefined : keysetFilter(kind, time, sort, after)
+  if (keyset) filters.add(keyset.where, ...keyset.params)
+  const order = ORDER[sort]
+  // The indexed text, as the FTS table's content view defines it. Snippets are made in JS from its start
+  // (snippet.ts): FTS5's snippet() re-tokenises the row and scores every match against every other
+  // (quadratic in the matches; 13% of the bare ranked MATCH in instructions on the bench corpus).
+  const text = kind === 'message' ? 't.content' : 't.summary'
+  return {
+    sql: `SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role, ${time} AS timestamp,
+        s.source, -rank AS score, NULL AS snippet,
+        substr(coalesce(t.search_text, ${text}, ''), 1, ${EXCERPT_CHARS}) AS excerpt
+      FROM ${fts} JOIN ${table} t ON t.id = ${fts}.rowid JOIN sessions s ON s.id = t.session_id
+      WHERE ${fts} MATCH ? ${filters.where.map((w) => `AND ${w}`).join(' ')}
+      ORDER BY ${order} LIMIT ?`,
+    params: [match, ...filters.params, take],
+  }
+}
+
+/**
+ * Matching message rows for a search: by tiers for relevance (see message-tiers.ts), the plain OR
+ * otherwise; `take` rows per tier until `take` are found.
+ */
+export async function tieredRows(
+  ctx: StoreContext,
+  terms: readonly SearchTerm[],
+  options: SearchOptions,
+  take: number,
+  after?: After,
+): Promise<HitRow[]> {
+  const match = joinTerms(terms, 'OR')
+  const tiers = (options.sort ?? 'relevance') === 'relevance' ? await messageTiers(ctx, terms) : [match]
+  const rows: HitRow[] = []
+  const seen = new Set<number>()
+  for (const tier of tiers) {
+    for (const row of await ctx.read<HitRow>(
+      hitQuery('message', tier, options, take, after),
+      'Searching messages',
+    )) {
+      if (!seen.has(row.item_id)) {
+        seen.add(row.item_id)
+        rows.push(row)
+      }
+    }
+    if (rows.length >= take) break
+  }
+  return rows
+}
+
+/** Where a keyset page starts: after this (timestamp, id) of episodes (phase 0) or messages (phase 1). */
+export interface After {
+  phase: 0 | 1
+  timestamp: number
+  id: number
+}
+
+function keysetFilter(hit: 'message' | 'episode', time: string, order: 'newest' | 'oldest', after?: After) {
+  if (!after) return undefined
+  const phase = hit === 'episode' ? 0 : 1
+  if (after.phase > phase) return { where: '0', params: [] }
+  if (after.phase < phase) return undefined
+  return {
+    where: `(${time}, t.id) ${order === 'newest' ? '<' : '>'} (?, ?)`,
+    params: [after.timestamp, after.id],
+  }
+}
