@@ -25,6 +25,3 @@ export interface ToolDeps {
   scope: Scope
   budget: Budget
 }
-
-/** MCP calls belong to no stored session, so searches leave no compression chain out. */
-export const NO_CURRENT_SESSION = 'mcp-client'

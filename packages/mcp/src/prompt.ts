@@ -2,7 +2,7 @@ import { createSessionSearchTool } from '@engram/agent'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { BUDGETS } from './budget.ts'
-import { NO_CURRENT_SESSION, type ToolDeps } from './deps.ts'
+import type { ToolDeps } from './deps.ts'
 import { describeScope, scopeKey } from './scope.ts'
 import { runAgentTool } from './tool-result.ts'
 
@@ -29,7 +29,6 @@ export function registerStartPrompt(server: McpServer, deps: ToolDeps): void {
       const snapshot = await memory.snapshot()
       const query = topic?.trim()
       const recent = await runAgentTool(context, query ? { query, limit: 5 } : {}, {
-        sessionId: NO_CURRENT_SESSION,
         userId: scopeKey(scope),
       })
       const text = [

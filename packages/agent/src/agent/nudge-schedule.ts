@@ -41,7 +41,7 @@ export async function nudgeIfDue(
     })
     schedule.emit({
       type: 'nudge',
-      sessionId: context.sessionId,
+      sessionId: conversation.session.id,
       reviewed: recent.length,
       writes: outcome.writes,
       consolidate: outcome.consolidate,
@@ -50,7 +50,7 @@ export async function nudgeIfDue(
   } catch (error) {
     schedule.emit({
       type: 'nudge',
-      sessionId: context.sessionId,
+      sessionId: conversation.session.id,
       reviewed: recent.length,
       writes: 0,
       consolidate: false,

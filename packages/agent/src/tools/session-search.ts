@@ -102,9 +102,11 @@ class Visibility {
 
   /** The current session and its ancestors. */
   private ancestors(): Promise<Set<string>> {
-    this.chain ??= this.store
-      .getLineage(this.context.sessionId)
-      .then((lineage) => new Set([this.context.sessionId, ...lineage.map((s) => s.id)]))
+    const current = this.context.sessionId
+    this.chain ??=
+      current === undefined
+        ? Promise.resolve(new Set())
+        : this.store.getLineage(current).then((lineage) => new Set([current, ...lineage.map((s) => s.id)]))
     return this.chain
   }
 
@@ -115,6 +117,7 @@ class Visibility {
   /** In the current chain: an ancestor, the session itself, or a descendant (whose lineage holds it). */
   inCurrentChain(sessionId: string): Promise<boolean> {
     return memo(this.verdicts, sessionId, async () => {
+      if (this.context.sessionId === undefined) return false
       if ((await this.ancestors()).has(sessionId)) return true
       // an error fails the call: what cannot be checked is not shown
       const lineage = await this.store.getLineage(sessionId)
@@ -151,7 +154,7 @@ class SessionSearch {
   private readonly counter: TokenCounter
   private readonly maxTokens: number
   private readonly sessionMaxTokens: number
-  private readonly sessionId: string
+  private readonly sessionId: string | undefined
 
   constructor(
     private readonly store: SessionSearchStore,
@@ -199,7 +202,7 @@ class SessionSearch {
   private async visibleHits(query: string, limit: number, userId: string | undefined): Promise<SearchHit[]> {
     const hits = await this.store.search(query, {
       limit,
-      excludeLineageOf: this.sessionId,
+      ...(this.sessionId === undefined ? {} : { excludeLineageOf: this.sessionId }),
       ...(userId === undefined ? {} : { userId }),
     })
     return hits.sort((a, b) => Number(a.kind === 'message') - Number(b.kind === 'message'))

@@ -6,7 +6,8 @@ import type { ToolSpec } from '../providers/types.ts'
  * lineage is excluded from searches), the user scope the agent runs under, and a signal that aborts it.
  */
 export interface ToolContext {
-  sessionId: string
+  /** The session the model is in; absent for callers outside any stored session (an MCP client). */
+  sessionId?: string
   userId?: string
   signal?: AbortSignal
 }

@@ -3,7 +3,7 @@ import { EngramError, type Session, type StoredMessage } from '@engram/core'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { BUDGETS } from '../budget.ts'
-import { NO_CURRENT_SESSION, type ToolDeps } from '../deps.ts'
+import type { ToolDeps } from '../deps.ts'
 import { scopeKey } from '../scope.ts'
 import { describeSession, messageText, resolveSession, sessionSummary } from '../session-text.ts'
 import { guarded, runAgentTool } from '../tool-result.ts'
@@ -65,7 +65,7 @@ export function registerSessionTools(server: McpServer, deps: ToolDeps): void {
         const text = await runAgentTool(
           search,
           { ...(query ? { query, limit } : {}), ...(session_id ? { session_id } : {}) },
-          { sessionId: NO_CURRENT_SESSION, userId: scopeKey(scope) },
+          { userId: scopeKey(scope) },
         )
         return { text, data: { query: query ?? null, tokens: budget.count(text), text } }
       }),
