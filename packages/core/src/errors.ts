@@ -17,6 +17,7 @@ export type EngramErrorCode =
   | 'MIGRATION_FAILED'
   | 'DRIVER_MISSING'
   | 'STORE_CLOSED'
+  | 'MEMORY_FILE_ERROR'
 
 /** The one error Engram throws: `code` names the cause, `cause` holds the driver's own error. */
 export class EngramError extends Error {
