@@ -43,7 +43,7 @@ const FAILURE_OF_ERRNO: Record<string, FileFailure> = {
 }
 
 /** `error` as a {@link FileError} about `path` (kept as it is when it already is one). */
-export function asFileError(error: unknown, path: string): FileError {
+function asFileError(error: unknown, path: string): FileError {
   if (error instanceof FileError) return error
   const code = (error as NodeJS.ErrnoException).code ?? ''
   const detail = error instanceof Error ? error.message : String(error)
@@ -78,7 +78,7 @@ export async function readIfExists(path: string): Promise<Uint8Array | null> {
  * Where writes to `path` go: the target of a symbolic link (followed to the end), so a linked memory file
  * stays a link and its target is replaced; `path` itself otherwise (also when it does not exist yet).
  */
-export async function writeTarget(path: string): Promise<string> {
+async function writeTarget(path: string): Promise<string> {
   try {
     const stats = await lstat(path)
     return stats.isSymbolicLink() ? await realpath(path) : resolve(path)

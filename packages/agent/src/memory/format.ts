@@ -10,11 +10,6 @@ const JOINER = `\n${ENTRY_DELIMITER}\n`
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
 
-/** Work done by {@link countChars}, in characters handed to the segmenter (benchmarks and tests read it). */
-export interface SegmenterMeter {
-  chars: number
-  calls: number
-}
 
 /**
  * Characters that always stand alone: ASCII, Latin-1 and Latin Extended letters, Chinese characters and
@@ -33,7 +28,8 @@ const PICTOGRAPH = /^\p{Extended_Pictographic}/u
 const SEGMENT_WINDOW = 1_024
 
 export interface CountOptions {
-  meter?: SegmenterMeter
+  /** Work done, in characters handed to the segmenter and calls to it (benchmarks and tests read it). */
+  meter?: { chars: number; calls: number }
   /** Characters per segmenter call (tests use small windows to cross many window edges). */
   window?: number
   /** Stop counting once the count is above this: the caller only needs to know that it is too long. */
