@@ -1,5 +1,16 @@
-import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
+import { dirname, join } from 'node:path'
 import { EngramError } from '@engram/core'
 import fc from 'fast-check'
 import lockfile from 'proper-lockfile'
@@ -202,7 +213,7 @@ describe('MemoryFiles', () => {
     mkdirSync(config.memoryPath, { recursive: true })
     const reading = await new MemoryFiles(config).snapshot().catch((e: unknown) => e)
     expect(reading).toBeInstanceOf(EngramError)
-    expect(reading).toMatchObject({ code: 'INVALID_CONFIG' })
+    expect(reading).toMatchObject({ code: 'MEMORY_FILE_ERROR' })
     expect((reading as Error).message).toContain(
       `Reading the memory file ${config.memoryPath} failed (EISDIR`,
     )
@@ -213,10 +224,8 @@ describe('MemoryFiles', () => {
     const writing = await new MemoryFiles(blocked)
       .apply('user', [{ action: 'add', content: 'x' }])
       .catch((e: unknown) => e)
-    expect(writing).toMatchObject({ code: 'INVALID_CONFIG' })
-    expect((writing as Error).message).toContain(
-      'Check that memory.memory_md_path and memory.user_md_path name files',
-    )
+    expect(writing).toMatchObject({ code: 'MEMORY_FILE_ERROR' })
+    expect((writing as Error).message).toContain('set memory.user_md_path to another path')
   })
 
   it('refuses an unknown target', async () => {
@@ -265,5 +274,103 @@ describe('property: batches through real files keep them parseable and within th
       ),
       { numRuns: 25 },
     )
+  })
+})
+
+describe('memory files on a hostile file system', () => {
+  it('refuses at once, naming the path and the config key, when the folder cannot be written', async () => {
+    const config = memoryConfig(dir)
+    const folder = dirname(config.memoryPath)
+    mkdirSync(folder, { recursive: true })
+    // Root writes through chmod, so as root the folder is a read-only mount instead.
+    const asRoot = process.getuid?.() === 0
+    if (asRoot) execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', folder])
+    else chmodSync(folder, 0o555)
+    try {
+      const error = await new MemoryFiles(config)
+        .apply('memory', [{ action: 'add', content: 'x' }])
+        .catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(EngramError)
+      expect(error).not.toBeInstanceOf(MemoryRefusal)
+      expect(error).toMatchObject({ code: 'MEMORY_FILE_ERROR' })
+      const message = (error as Error).message
+      expect(message).toContain(folder)
+      expect(message).toContain('memory.memory_md_path')
+      expect(message).not.toContain('delete the lock')
+      expect(existsSync(`${config.memoryPath}.lock`)).toBe(false)
+    } finally {
+      if (asRoot) execFileSync('umount', [folder])
+      else chmodSync(folder, 0o755)
+    }
+  })
+
+  it('takes over a lock folder from the future and a regular file where the lock folder should be', async () => {
+    const future = memoryConfig(dir)
+    mkdirSync(`${future.memoryPath}.lock`, { recursive: true })
+    const later = new Date(Date.now() + 3_600_000)
+    utimesSync(`${future.memoryPath}.lock`, later, later)
+    const file = memoryConfig(dir)
+    mkdirSync(dirname(file.memoryPath), { recursive: true })
+    writeFileSync(`${file.memoryPath}.lock`, 'not a lock folder')
+    for (const config of [future, file]) {
+      // With proper-lockfile's own rule alone, each write waited through every retry (~48 s) and failed.
+      const result = await new MemoryFiles(config).apply('memory', [{ action: 'add', content: 'fact' }])
+      expect(result.changed).toBe(true)
+      expect(readdirSync(dirname(config.memoryPath))).toEqual(['MEMORY.md'])
+    }
+  })
+
+  it('writes through a symlinked MEMORY.md to its target, atomically in the target folder', async () => {
+    const config = memoryConfig(dir)
+    const targetDir = join(dirname(config.memoryPath), 'real')
+    mkdirSync(targetDir, { recursive: true })
+    const target = join(targetDir, 'notes.md')
+    writeFileSync(target, 'first fact\n')
+    symlinkSync(target, config.memoryPath)
+    const memory = new MemoryFiles(config)
+    await memory.apply('memory', [{ action: 'add', content: 'second fact' }])
+    expect(lstatSync(config.memoryPath).isSymbolicLink()).toBe(true)
+    expect(readFileSync(target, 'utf8')).toBe('first fact\n§\nsecond fact\n')
+    expect(readdirSync(targetDir)).toEqual(['notes.md'])
+    expect((await memory.read('memory')).entries).toEqual(['first fact', 'second fact'])
+  })
+
+  it('refuses content with a lone surrogate instead of storing U+FFFD and reporting it added', async () => {
+    const config = memoryConfig(dir)
+    const memory = new MemoryFiles(config)
+    const error = await refusal(() => memory.apply('memory', [{ action: 'add', content: 'bad \ud83d half' }]))
+    expect(error.reason).toBe('invalid')
+    expect(error.message).toContain('lone UTF-16 surrogate (U+D83D)')
+    expect(existsSync(config.memoryPath)).toBe(false)
+    // A whole pair is a character like any other.
+    await memory.apply('memory', [{ action: 'add', content: 'good \ud83d\ude00 face' }])
+    expect((await memory.read('memory')).entries).toEqual(['good 😀 face'])
+  })
+})
+
+describe('an oversized memory file', () => {
+  it('loads a 1 MB MEMORY.md truncated with its usage header, refuses growth, and allows consolidation', async () => {
+    const config = memoryConfig(dir)
+    mkdirSync(dirname(config.memoryPath), { recursive: true })
+    const entries = Array.from({ length: 2_000 }, (_, i) => `fact ${i} 👍🏽 ${'é'.repeat(480)}`)
+    writeFileSync(config.memoryPath, `${entries.join('\n§\n')}\n`)
+    const memory = new MemoryFiles(config)
+    const snapshot = await memory.snapshot()
+    const chars = countChars(entries.join('\n§\n'))
+    expect(snapshot.memory.chars).toBe(chars)
+    expect(snapshot.text.split('\n')[0]).toBe(
+      `══ MEMORY [${Math.round((chars / 2200) * 100)}% — ${chars.toLocaleString('en-US')}/2,200 chars] ══`,
+    )
+    expect(snapshot.text).toContain('[TRUNCATED: MEMORY.md holds')
+    expect(snapshot.text).toContain('Consolidate it')
+    expect(snapshot.text.length).toBeLessThan(6_000)
+    expect(snapshot.needsConsolidation).toBe(true)
+
+    const grow = await refusal(() => memory.apply('memory', [{ action: 'add', content: 'one more' }]))
+    expect(grow.reason).toBe('over_cap')
+    expect(grow.message).toContain('Consolidate first')
+    expect(grow.message).toContain('… and 1970 more')
+    const shrink = await memory.apply('memory', [{ action: 'remove', old_text: 'fact 1999 ' }])
+    expect(shrink.entries).toBe(1_999)
   })
 })

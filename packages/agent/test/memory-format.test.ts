@@ -225,3 +225,82 @@ describe('property: any sequence of batches keeps the file parseable and within 
     )
   })
 })
+
+describe('grapheme counting is linear and exact', () => {
+  const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
+  const whole = (text: string) => {
+    let count = 0
+    for (const _ of segmenter.segment(text)) count++
+    return count
+  }
+  const piece = fc.constantFrom(
+    ...[
+      'a',
+      ' ',
+      '中',
+      '\n',
+      '\r\n',
+      '\r',
+      'e\u0301',
+      '\u0301',
+      '👍🏽',
+      '👨‍👩‍👧',
+      '\u200d',
+      '🇫',
+      '🇷',
+      'é',
+      '§',
+      '\ufe0f',
+      '©',
+    ],
+    ...[
+      '🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}',
+      '\u0915\u094d\u0937',
+      '각',
+      '\u1100',
+      '\u1161',
+      '\u11a8',
+    ],
+  )
+
+  it('property: counting in windows gives what one segmenter pass over the whole text gives', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 80 }), fc.integer({ min: 4, max: 16 }), (pieces, window) => {
+        const text = pieces.join('')
+        expect(countChars(text, { window })).toBe(whole(text))
+      }),
+      { numRuns: 1_000 },
+    )
+  })
+
+  it('hands the segmenter work proportional to the text, only around complex characters, in bounded calls', () => {
+    const sizes = [25_000, 50_000, 100_000, 1_000_000]
+    const rows = sizes.map((size) => {
+      const mixed = 'The user likes 👍🏽 and 用户喜欢 e\u0301 '.repeat(size / 30).slice(0, size)
+      const emoji = '👨‍👩‍👧'.repeat(size / 8)
+      const meters = [mixed, emoji].map((text) => {
+        const meter = { chars: 0, calls: 0 }
+        countChars(text, { meter })
+        return { ...meter, size: text.length }
+      })
+      return meters
+    })
+    for (const [index, [mixed, emoji]] of rows.entries()) {
+      if (!mixed || !emoji) throw new Error('missing row')
+      // Each segmenter call gets at most one window (plus a surrogate), so no call can be quadratic.
+      expect(emoji.chars / emoji.calls).toBeLessThanOrEqual(1_025)
+      expect(emoji.chars).toBeLessThanOrEqual(emoji.size * 1.01)
+      expect(mixed.chars).toBeLessThanOrEqual(mixed.size * 0.5)
+      if (index > 0) {
+        const [before] = rows[index - 1] as [typeof mixed]
+        expect(mixed.chars / mixed.size).toBeCloseTo(before.chars / before.size, 1)
+      }
+    }
+  })
+
+  it('stops once the count passes max', () => {
+    const meter = { chars: 0, calls: 0 }
+    expect(countChars('👍🏽'.repeat(500_000), { meter, max: 2_200 })).toBeGreaterThan(2_200)
+    expect(meter.chars).toBeLessThan(10_000)
+  })
+})

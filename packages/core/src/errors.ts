@@ -18,6 +18,7 @@ export type EngramErrorCode =
   | 'DRIVER_MISSING'
   | 'STORE_CLOSED'
   | 'CONTEXT_TOO_LARGE'
+  | 'MEMORY_FILE_ERROR'
 
 /** The one error Engram throws: `code` names the cause, `cause` holds the driver's own error. */
 export class EngramError extends Error {

@@ -1,8 +1,61 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { constants } from 'node:fs'
+import { access, lstat, mkdir, open, readdir, readFile, realpath, rename, rm } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
 import lockfile from 'proper-lockfile'
-import { MemoryRefusal } from './operations.ts'
+
+/** What went wrong with a file, for the caller to turn into its own error. */
+export type FileFailure =
+  /** Another process held the lock for too long. */
+  | 'locked'
+  /** The lock was taken over while writing (a long stall); nothing was written. */
+  | 'lock_lost'
+  /** The folder or file cannot be written or read by this user, or is on a read-only file system. */
+  | 'permission'
+  /** A file is where a folder should be, or a folder where the file should be. */
+  | 'wrong_kind'
+  | 'disk_full'
+  | 'io'
+
+/** A file-system failure of {@link withFileLock} or {@link writeFileAtomic}; `path` is the one that failed. */
+export class FileError extends Error {
+  override readonly name = 'FileError'
+
+  constructor(
+    readonly failure: FileFailure,
+    readonly path: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+  }
+}
+
+const FAILURE_OF_ERRNO: Record<string, FileFailure> = {
+  EACCES: 'permission',
+  EPERM: 'permission',
+  EROFS: 'permission',
+  ENOTDIR: 'wrong_kind',
+  EISDIR: 'wrong_kind',
+  EEXIST: 'wrong_kind',
+  ENOSPC: 'disk_full',
+  EDQUOT: 'disk_full',
+}
+
+/** `error` as a {@link FileError} about `path` (kept as it is when it already is one). */
+function asFileError(error: unknown, path: string): FileError {
+  if (error instanceof FileError) return error
+  const code = (error as NodeJS.ErrnoException).code ?? ''
+  const detail = error instanceof Error ? error.message : String(error)
+  return new FileError(
+    FAILURE_OF_ERRNO[code] ?? 'io',
+    (error as NodeJS.ErrnoException).path ?? path,
+    detail,
+    {
+      cause: error,
+    },
+  )
+}
 
 /** A lock older than this (its holder stopped refreshing it, e.g. was killed) is taken over. */
 const STALE_MS = 5_000
@@ -17,18 +70,57 @@ export async function readIfExists(path: string): Promise<Uint8Array | null> {
     return await readFile(path)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
-    throw error
+    throw asFileError(error, path)
   }
 }
 
 /**
+ * Where writes to `path` go: the target of a symbolic link (followed to the end), so a linked memory file
+ * stays a link and its target is replaced; `path` itself otherwise (also when it does not exist yet).
+ */
+async function writeTarget(path: string): Promise<string> {
+  try {
+    const stats = await lstat(path)
+    return stats.isSymbolicLink() ? await realpath(path) : resolve(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      // A dangling link: its target is created where the link points.
+      return resolve(path)
+    }
+    throw asFileError(error, path)
+  }
+}
+
+/**
+ * A lock that can never become stale by proper-lockfile's rule is taken over at once: a regular file where
+ * the lock folder should be, or a folder whose mtime is in the future (a clock set back, a copied folder).
+ */
+async function clearImpossibleLock(lockPath: string): Promise<void> {
+  const stats = await lstat(lockPath).catch(() => null)
+  if (!stats) return
+  if (stats.isDirectory() && stats.mtimeMs <= Date.now() + STALE_MS) return
+  await rm(lockPath, { recursive: true, force: true }).catch((error: unknown) => {
+    throw asFileError(error, lockPath)
+  })
+}
+
+/**
  * Runs `work` holding `<path>.lock` (a proper-lockfile lock directory, so it works across processes and
- * machines sharing a file system). A lock left by a killed process is taken over once it is stale. The
- * file need not exist: its folder is created. `work` gets a check that throws when the lock was lost
- * (taken over after a long stall), to call just before committing.
+ * machines sharing a file system). A lock left by a killed process is taken over once it is stale; a lock
+ * that cannot be one (a file, or a folder from the future) at once. The file need not exist: its folder is
+ * created. A folder this user cannot write fails at once, before any wait. `work` gets a check that throws
+ * when the lock was lost (taken over after a long stall), to call just before committing. Throws
+ * {@link FileError}.
  */
 export async function withFileLock<T>(path: string, work: (stillHeld: () => void) => Promise<T>): Promise<T> {
-  await mkdir(dirname(path), { recursive: true })
+  const dir = dirname(path)
+  try {
+    await mkdir(dir, { recursive: true })
+    await access(dir, constants.W_OK)
+  } catch (error) {
+    throw asFileError(error, dir)
+  }
+  await clearImpossibleLock(`${path}.lock`)
   let lost: Error | null = null
   let release: () => Promise<void>
   try {
@@ -41,16 +133,23 @@ export async function withFileLock<T>(path: string, work: (stillHeld: () => void
       },
     })
   } catch (error) {
-    throw new MemoryRefusal(
+    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw asFileError(error, `${path}.lock`)
+    throw new FileError(
       'locked',
-      `Writing ${basename(path)}: another process held ${path}.lock for too long (${(error as Error).message}). Retry in a moment; if no agent is running, delete the lock folder.`,
+      `${path}.lock`,
+      `another process held ${path}.lock for too long (${(error as Error).message})`,
+      { cause: error },
     )
   }
   const stillHeld = () => {
     if (lost) {
-      throw new MemoryRefusal(
-        'locked',
-        `Writing ${basename(path)}: the lock was lost while writing (${(lost as Error).message}); nothing was written. Retry.`,
+      throw new FileError(
+        'lock_lost',
+        `${path}.lock`,
+        `the lock was lost while writing (${(lost as Error).message})`,
+        {
+          cause: lost,
+        },
       )
     }
   }
@@ -78,13 +177,24 @@ async function fsyncDirectory(dir: string): Promise<void> {
 /**
  * Replaces `path` with `content` atomically: a temp file in the same folder is written and fsynced, renamed
  * over `path`, and the folder is fsynced, so a reader (or a crash) sees the old file or the new one, never
- * a mix. Call under {@link withFileLock}: temp files of earlier writers that were killed are removed first.
+ * a mix. A symbolic link is written through: its target is replaced the same way, in the target's folder.
+ * Call under {@link withFileLock}: temp files of earlier writers that were killed are removed first.
+ * Throws {@link FileError}.
  */
 export async function writeFileAtomic(
   path: string,
   content: string,
   beforeRename: () => void,
 ): Promise<void> {
+  const target = await writeTarget(path)
+  try {
+    await replaceFile(target, content, beforeRename)
+  } catch (error) {
+    throw asFileError(error, target)
+  }
+}
+
+async function replaceFile(path: string, content: string, beforeRename: () => void): Promise<void> {
   const dir = dirname(path)
   await removeStaleTemps(path)
   const temp = join(dir, `${tempPrefix(path)}${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`)

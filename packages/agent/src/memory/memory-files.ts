@@ -4,7 +4,7 @@ import { basename } from 'node:path'
 import { EngramError } from '@engram/core'
 import type { MemoryFilesConfig } from '../config/types.ts'
 import { scanForThreats } from '../security/threats.ts'
-import { readIfExists, withFileLock, writeFileAtomic } from './atomic-file.ts'
+import { FileError, readIfExists, withFileLock, writeFileAtomic } from './atomic-file.ts'
 import { countChars, joinEntries, parseEntries, serializeEntries } from './format.ts'
 import {
   applyOperations,
@@ -32,6 +32,15 @@ export interface MemorySnapshot {
   user: MemoryUsage
   /** Usage of either file is above `compactTriggerRatio`: the agent should consolidate. */
   needsConsolidation: boolean
+}
+
+/** One file's entries as {@link MemoryFiles.read} returns them. */
+export interface MemoryEntries {
+  entries: string[]
+  chars: number
+  limit: number
+  /** Entries (numbered from 1) the threat scan keeps out of prompts, and why; absent when none is. */
+  blocked?: { entry: number; reason: string }[]
 }
 
 /** The outcome of an applied batch. */
@@ -66,6 +75,11 @@ export class MemoryFiles {
     throw new MemoryRefusal('invalid', `target must be "memory" or "user" (got ${JSON.stringify(target)}).`)
   }
 
+  /** The config key that names the file, for messages about it. */
+  private configKey(target: MemoryTarget): string {
+    return target === 'memory' ? 'memory.memory_md_path' : 'memory.user_md_path'
+  }
+
   private limit(target: MemoryTarget): number {
     return target === 'memory' ? this.config.memoryCharLimit : this.config.userCharLimit
   }
@@ -77,7 +91,8 @@ export class MemoryFiles {
   private async load(target: MemoryTarget): Promise<FileState> {
     const path = this.path(target)
     const bytes =
-      (await readIfExists(path).catch((error) => fileError(error, 'Reading', path))) ?? new Uint8Array()
+      (await readIfExists(path).catch((error) => this.fileError(error, 'Reading', target))) ??
+      new Uint8Array()
     const parsed = parseEntries(bytes)
     if (!parsed.ok) return { ok: false, reason: parsed.reason, bytes }
     return { ok: true, entries: parsed.entries, chars: countChars(joinEntries(parsed.entries)) }
@@ -96,7 +111,7 @@ export class MemoryFiles {
       const limit = this.limit(target)
       const file = basename(this.path(target))
       const lines = state.ok
-        ? state.entries.map((entry) => {
+        ? shownEntries(state.entries, state.chars, limit, file).map((entry) => {
             const scan = scanForThreats(entry)
             return scan.ok ? entry : `[BLOCKED: ${scan.reason}]`
           })
@@ -114,13 +129,23 @@ export class MemoryFiles {
   }
 
   /**
-   * The current entries of one file (not scanned: for tools and UIs that show them as data).
+   * The current entries of one file, as data for tools and UIs (quoted by replace/remove), and `blocked`:
+   * the entries the threat scan would keep out of a prompt, with the reason (absent when there is none).
    * Throws {@link MemoryRefusal} `unparseable` when the file does not parse.
    */
-  async read(target: MemoryTarget): Promise<{ entries: string[]; chars: number; limit: number }> {
+  async read(target: MemoryTarget): Promise<MemoryEntries> {
     const state = await this.load(target)
     if (!state.ok) throw this.unparseable(target, state.reason, null)
-    return { entries: state.entries, chars: state.chars, limit: this.limit(target) }
+    const blocked = state.entries.flatMap((entry, index) => {
+      const scan = scanForThreats(entry)
+      return scan.ok ? [] : [{ entry: index + 1, reason: scan.reason }]
+    })
+    return {
+      entries: state.entries,
+      chars: state.chars,
+      limit: this.limit(target),
+      ...(blocked.length > 0 ? { blocked } : {}),
+    }
   }
 
   /**
@@ -132,22 +157,21 @@ export class MemoryFiles {
   async apply(target: MemoryTarget, operations: MemoryOperation[]): Promise<MemoryWriteResult> {
     const path = this.path(target)
     const file = basename(path)
+    const limit = this.limit(target)
+    // Content over the cap on its own is scanned only if the batch passes the cap check (it almost never
+    // does), so a huge entry is refused at the cost of counting it, not of scanning it.
+    const oversized: [number, string][] = []
     for (const [index, operation] of (Array.isArray(operations) ? operations : []).entries()) {
       const content = (operation as { content?: unknown })?.content
       if (typeof content !== 'string') continue
-      const scan = scanForThreats(content)
-      if (!scan.ok) {
-        throw new MemoryRefusal(
-          'threat',
-          `Operation ${index + 1} was refused: its content looks like ${scan.reason}. Memory entries reach future system prompts, so store facts in plain words without instructions, commands that move secrets, credentials or hidden characters.`,
-        )
-      }
+      if (countChars(content, { max: limit }) > limit) oversized.push([index, content])
+      else refuseThreat(index, content)
     }
-    return this.locked(path, async (stillHeld) => {
+    return this.locked(target, async (stillHeld) => {
       const state = await this.load(target)
       if (!state.ok) throw this.unparseable(target, state.reason, await this.backup(path, state.bytes))
-      const limit = this.limit(target)
       const batch = applyOperations(state.entries, operations, limit, file)
+      for (const [index, content] of oversized) refuseThreat(index, content)
       const changed = joinEntries(batch.entries) !== joinEntries(state.entries)
       if (changed) await writeFileAtomic(path, serializeEntries(batch.entries), stillHeld)
       const entries = batch.entries.length
@@ -169,13 +193,45 @@ export class MemoryFiles {
   }
 
   /** {@link withFileLock}, with file-system failures (a folder that cannot be created, no permission) explained. */
-  private async locked<T>(path: string, work: (stillHeld: () => void) => Promise<T>): Promise<T> {
+  private async locked<T>(target: MemoryTarget, work: (stillHeld: () => void) => Promise<T>): Promise<T> {
     try {
-      return await withFileLock(path, work)
+      return await withFileLock(this.path(target), work)
     } catch (error) {
       if (error instanceof EngramError) throw error
-      return fileError(error, 'Writing', path)
+      return this.fileError(error, 'Writing', target)
     }
+  }
+
+  /** A file-system failure as the memory's own error: a refusal to retry, or what to fix and where. */
+  private fileError(error: unknown, action: string, target: MemoryTarget): never {
+    const path = this.path(target)
+    const file = basename(path)
+    if (!(error instanceof FileError)) {
+      const detail = error instanceof Error ? error.message : String(error)
+      throw new EngramError('MEMORY_FILE_ERROR', `${action} the memory file ${path} failed (${detail}).`, {
+        cause: error,
+      })
+    }
+    if (error.failure === 'locked') {
+      throw new MemoryRefusal(
+        'locked',
+        `Writing ${file}: ${error.message}. Nothing was written. Retry in a moment; if no agent is running, delete the folder ${error.path}.`,
+      )
+    }
+    if (error.failure === 'lock_lost') {
+      throw new MemoryRefusal('locked', `Writing ${file}: ${error.message}; nothing was written. Retry.`)
+    }
+    const fix: Record<Exclude<FileError['failure'], 'locked' | 'lock_lost'>, string> = {
+      permission: `this user cannot write ${error.path} (or it is on a read-only file system): give it write access, or set ${this.configKey(target)} to a file in a folder it can write`,
+      wrong_kind: `${error.path} is not what it should be (a file where a folder is needed, or a folder where the file is): move it away, or set ${this.configKey(target)} to another path`,
+      disk_full: `the disk holding ${error.path} is full: free some space, then retry`,
+      io: `check ${error.path} and ${this.configKey(target)}, then retry`,
+    }
+    throw new EngramError(
+      error.failure === 'disk_full' ? 'DISK_FULL' : 'MEMORY_FILE_ERROR',
+      `${action} the memory file ${path} failed (${error.message}). Nothing was written. Fix: ${fix[error.failure]}.`,
+      { cause: error },
+    )
   }
 
   /** Copies the unparseable file next to itself once per distinct content, and returns the copy's path. */
@@ -199,11 +255,48 @@ export class MemoryFiles {
   }
 }
 
-function fileError(error: unknown, action: string, path: string): never {
-  const detail = error instanceof Error ? error.message : String(error)
-  throw new EngramError(
-    'INVALID_CONFIG',
-    `${action} the memory file ${path} failed (${detail}). Check that memory.memory_md_path and memory.user_md_path name files in a folder this user can write.`,
-    { cause: error },
+function refuseThreat(index: number, content: string): void {
+  const scan = scanForThreats(content)
+  if (scan.ok) return
+  throw new MemoryRefusal(
+    'threat',
+    `Operation ${index + 1} was refused: its content looks like ${scan.reason}. Memory entries reach future system prompts, so store facts in plain words without instructions, commands that move secrets, credentials or hidden characters.`,
   )
+}
+
+/** The delimiter line and its two newlines, as counted between two entries. */
+const DELIMITER_CHARS = 3
+
+/**
+ * The entries of a file over its cap as the prompt shows them: as many as fit in the cap, the one that
+ * crosses it cut, and a line saying how much was left out and what to do. Linear in what is shown.
+ */
+function shownEntries(entries: readonly string[], chars: number, limit: number, file: string): string[] {
+  if (chars <= limit) return [...entries]
+  const shown: string[] = []
+  let whole = 0
+  let budget = limit
+  for (const entry of entries) {
+    if (budget <= 0) break
+    const size = countChars(entry, { max: budget })
+    if (size <= budget) whole++
+    shown.push(size <= budget ? entry : `${cutToChars(entry, budget)}…`)
+    budget -= size + DELIMITER_CHARS
+  }
+  shown.push(
+    `[TRUNCATED: ${file} holds ${formatCount(chars)} characters, over its cap of ${formatCount(limit)}; ${entries.length - whole} of ${entries.length} entries are not shown in full. Consolidate it: merge or remove entries with the memory tool (replace/remove) before adding more.]`,
+  )
+  return shown
+}
+
+/** The first `max` grapheme clusters of `text` (a prefix of about that many characters). */
+function cutToChars(text: string, max: number): string {
+  const segments = new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text.slice(0, max * 4))
+  let end = 0
+  let count = 0
+  for (const { index, segment } of segments) {
+    if (count++ >= max) break
+    end = index + segment.length
+  }
+  return text.slice(0, end)
 }

@@ -37,15 +37,26 @@ export interface AppliedBatch {
 }
 
 const preview = (entry: string, max = 80) => {
-  const flat = entry.replace(/\s+/g, ' ')
+  const flat = entry.slice(0, max * 4).replace(/\s+/g, ' ')
   return JSON.stringify(flat.length > max ? `${flat.slice(0, max)}…` : flat)
 }
+
+// A UTF-16 surrogate without its pair: not a character, and UTF-8 would store it as U+FFFD.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 function normalizedContent(content: unknown, index: number): string {
   if (typeof content !== 'string') {
     throw new MemoryRefusal(
       'invalid',
       `Operation ${index + 1}: content must be a string with the entry's text.`,
+    )
+  }
+  const lone = LONE_SURROGATE.exec(content)
+  if (lone) {
+    const code = (lone[0].charCodeAt(0) as number).toString(16).toUpperCase()
+    throw new MemoryRefusal(
+      'invalid',
+      `Operation ${index + 1}: the content holds a lone UTF-16 surrogate (U+${code}) at position ${lone.index}, which is not a character and cannot be stored as UTF-8. Send the text with the character it was part of, or without it.`,
     )
   }
   const problem = entryProblem(content)
@@ -133,6 +144,9 @@ export function applyOperations(
   return { entries: next, chars, changes }
 }
 
+/** The over-cap refusal lists this many entries at most, so it stays short for a file edited far past the cap. */
+const LISTED_ENTRIES = 30
+
 function overCapMessage(
   file: string,
   entries: readonly string[],
@@ -140,7 +154,11 @@ function overCapMessage(
   after: number,
   limit: number,
 ) {
-  const listed = entries.map((entry, i) => `  ${i + 1}. ${preview(entry, 120)}`).join('\n')
+  const listed = entries
+    .slice(0, LISTED_ENTRIES)
+    .map((entry, i) => `  ${i + 1}. ${preview(entry, 120)}`)
+    .concat(entries.length > LISTED_ENTRIES ? [`  … and ${entries.length - LISTED_ENTRIES} more`] : [])
+    .join('\n')
   return [
     `${file} would hold ${formatCount(after)} characters, over its cap of ${formatCount(limit)} (now ${formatCount(before)}, ${percent(before, limit)}). Nothing was written.`,
     'Consolidate first: merge related entries and remove stale ones with replace/remove (one batch can do both and then add), then retry.',

@@ -1,9 +1,25 @@
 /**
- * The threat scanner for text that reaches a system prompt through the memory files. Every pattern is
- * either a literal prefix followed by quantifiers over classes that cannot overlap what comes next, or a
- * per-line conjunction of such patterns, so a scan is linear in the text's length (no backtracking
- * blow-ups on hostile input).
+ * The threat scanner for text that reaches a system prompt through the memory files. It matches families
+ * of intent, in English and Chinese (Simplified and Traditional, mixed with English), on the text as a
+ * reader sees it (see normalize.ts), and again on what obvious encodings decode to (see decode.ts):
+ *
+ * - hidden text: invisible or deceptive characters (found on the raw text);
+ * - override: setting aside earlier instructions or rules;
+ * - impersonation: fake system, administrator or developer messages, role hijacks;
+ * - concealment: actions to hide from the user;
+ * - exfiltration: secrets, environment variables or credential files sent out, image links carrying data;
+ * - remote execution: downloaded or encoded code piped to a shell;
+ * - secrets: credentials written out in the text.
+ *
+ * Linear in the text's length: the rules run on chunks of at most {@link CHUNK} characters (overlapping by
+ * {@link OVERLAP}, more than any rule spans), so even a pattern with bounded gaps costs a constant per
+ * character, and the decoded layers are at most as long as the text, to a fixed depth.
  */
+
+import { type DecodedLayer, decodeLayers } from './decode.ts'
+import { findHiddenText, foldForMatching, type WorkMeter } from './normalize.ts'
+
+export type { WorkMeter } from './normalize.ts'
 
 export type ThreatScan = { ok: true } | { ok: false; reason: string }
 
@@ -18,40 +34,213 @@ const rule = (reason: string, ...all: RegExp[]): Rule => ({ reason, all })
 /** Not preceded by a token character, so `task-…` is not read as an `sk-…` key. */
 const START = '(?<![A-Za-z0-9_-])'
 const key = (pattern: string) => new RegExp(`${START}${pattern}`)
+const words = (...list: string[]) => `(?:${list.join('|')})`
 
-const INVISIBLE: Rule[] = [
-  rule('invisible zero-width character', /[\u200b\u200e\u200f\u2060-\u2064\ufeff\u180e]/),
-  // A joiner belongs between two parts of an emoji or two letters; anywhere else it hides text.
+// Up to `n` filler words within one sentence, as tokens that cannot overlap (a run of separators, a whole
+// Latin word, one Chinese character), so each gap has one reading and a failed match costs a constant.
+const SEPARATORS = `[\\s,，、"'“”‘’]`
+const LATIN_WORD = "[\\p{Script=Latin}\\p{N}'’-]"
+const TOKEN = `(?:${SEPARATORS}+(?!${SEPARATORS})|${LATIN_WORD}+(?!${LATIN_WORD})|\\p{Script=Han})`
+const FILL = (n: number) => `${TOKEN}{0,${2 * n + 2}}?`
+
+const OVERRIDE_VERB = words(
+  'ignore',
+  'ignoring',
+  'disregard',
+  'forget',
+  'override',
+  'bypass',
+  'skip',
+  'set aside',
+  'put aside',
+  'discard',
+  'abandon',
+  'drop',
+  'throw out',
+  'neglect',
+  'stop following',
+  "(?:do not|don't|dont|no longer|never) (?:follow|obey|apply|heed|comply with)",
+  'supersedes?',
+  'replaces?',
+  '忽略',
+  '无视',
+  '忘记',
+  '忘掉',
+  '忘了',
+  '(?:不要|不用|别|不再)?理会',
+  '不理',
+  '抛开',
+  '抛弃',
+  '绕过',
+  '放弃',
+  '别管',
+  '不要管',
+  '(?:不要|不再|不用|不必|停止|别)(?:遵守|遵循|听从|服从|执行|按照)',
+  '跳过',
+  '违背',
+  '违反',
+)
+const OVERRIDE_QUALIFIER = words(
+  'previous',
+  'prior',
+  'earlier',
+  'above',
+  'preceding',
+  'former',
+  'original',
+  'old',
+  'initial',
+  'existing',
+  'default',
+  'all',
+  'any',
+  'every',
+  'your',
+  'system',
+  'safety',
+  'security',
+  'developer',
+  '之前',
+  '以前',
+  '先前',
+  '前面',
+  '上面',
+  '以上',
+  '上述',
+  '所有',
+  '全部',
+  '一切',
+  '原来',
+  '原有',
+  '原先',
+  '原始',
+  '系统',
+  '你的',
+  '安全',
+  '前述',
+  '早先',
+)
+const OVERRIDE_NOUN = words(
+  'instructions?',
+  'prompts?',
+  'rules?',
+  'directions',
+  'directives?',
+  'guidance',
+  'guidelines?',
+  'polic(?:y|ies)',
+  'constraints?',
+  'restrictions?',
+  'guardrails?',
+  'programming',
+  'training',
+  'orders',
+  'commands',
+  'safeguards?',
+  'filters?',
+  'limitations?',
+  'settings',
+  'messages?',
+  '指令',
+  '指示',
+  '说明',
+  '规则',
+  '规定',
+  '提示',
+  '设定',
+  '限制',
+  '约束',
+  '要求',
+  '命令',
+  '准则',
+  '规范',
+  '守则',
+  '过滤',
+)
+const PRIOR = words(
+  'previous',
+  'prior',
+  'earlier',
+  'above',
+  'original',
+  'old',
+  'initial',
+  'existing',
+  'system',
+)
+
+const OVERRIDE_REASON = 'prompt injection ("ignore previous instructions")'
+const OVERRIDE: Rule[] = [
   rule(
-    'invisible zero-width joiner',
-    /(?<!\p{Extended_Pictographic}|\p{L}|\p{M}|\ufe0f)[\u200c\u200d]|[\u200c\u200d](?!\p{Extended_Pictographic}|\p{L}|\p{M})/u,
+    OVERRIDE_REASON,
+    new RegExp(
+      `${OVERRIDE_VERB}${FILL(3)}(?:${OVERRIDE_QUALIFIER}${FILL(1)}){1,3}${OVERRIDE_NOUN}(?![\\p{L}])`,
+      'iu',
+    ),
   ),
-  rule('bidirectional override character', /[\u202a-\u202e\u2066-\u2069\u061c]/),
-  rule('invisible Unicode tag character', /[\u{e0000}-\u{e007f}]/u),
+  rule(
+    OVERRIDE_REASON,
+    new RegExp(
+      `${OVERRIDE_VERB}\\s+(?:everything|all|anything|whatever|what)\\s+(?:that\\s+)?(?:you|you've|you're)\\s+(?:were|have been|had been|was|been|are|have)?\\s*(?:told|given|instructed|taught|programmed|trained|asked)`,
+      'iu',
+    ),
+  ),
+  rule(
+    OVERRIDE_REASON,
+    new RegExp(
+      `(?:${PRIOR}|your)\\s+(?:${OVERRIDE_NOUN})\\s+(?:${words('no longer apply', 'no longer applies', 'are obsolete', 'are void', 'are cancelled', 'are canceled', 'are revoked', 'were a test', 'was a test', "don't apply", 'do not apply', 'are superseded', 'are outdated, follow')})`,
+      'iu',
+    ),
+  ),
+  rule(
+    OVERRIDE_REASON,
+    /\b(?:new|real|true|actual|updated)\s+instructions\s+(?:follow|below|are)\b|\btreat\s+(?:this|the text below|these notes|this note|this file)\s+as\s+(?:your\s+)?(?:real|new|true|only|actual)\s+instructions|\b(?:your\s+)?only\s+(?:goal|task|job|rule)\s+is\s+to\s+obey|\bobey\s+(?:this|these|me|the next)\s+(?:note|memory|file|message|user|instructions?)?/iu,
+  ),
+  rule(
+    OVERRIDE_REASON,
+    /(?:之前|以前|先前|上面|原来)的(?:指令|指示|规则|规定|设定)(?:都)?(?:作废|无效|不再适用|失效)|(?:新|真正)的指令(?:如下|是)/u,
+  ),
 ]
 
-const NET =
-  /\b(?:curl|wget|fetch|nc|ncat|netcat|scp|rsync|ftp|sftp|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|requests\.(?:get|post)|axios|http\.request)\b/i
-const SEND =
-  /\b(?:send|post|upload|exfiltrate|leak|forward|transmit|email|paste)\b|发送|上传|转发|传到|发到|贴到/i
-const READ =
-  /\b(?:cat|less|more|head|tail|type|base64|xxd|strings|tar|zip|cp|scp|read|print|dump|open|show|reveal|display)\b|读取|查看|打印|显示|输出|打开/i
-const SECRET_VAR =
-  /\$\{?[A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)\b|\bprocess\.env\b|\bos\.environ\b|\b(?:printenv|env)\s*\||\$\(\s*(?:printenv|env)\s*\)/i
-const SECRET_FILE =
-  /~\/\.ssh\b|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws\/credentials|\.config\/gcloud|application_default_credentials|\.kube\/config|\.netrc\b|\.npmrc\b|\.pypirc\b|\.pgpass\b|\.docker\/config\.json|\/etc\/shadow|\.git-credentials/i
-const DOTENV = /(?:^|[\s'"`/])\.env(?:\.[a-z]+)?(?=$|[\s'"`;|&)])/
-const EXFIL_HOST =
-  /\b(?:pastebin\.com|paste\.ee|hastebin|ghostbin|termbin\.com|0x0\.st|transfer\.sh|ix\.io|webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app)|burpcollaborator|interact\.sh|oast\.(?:fun|me|pro|live|site|online))/i
-
-const INJECTION: Rule[] = [
+const ADMIN = words(
+  'system',
+  'admin',
+  'administrator',
+  'sysadmin',
+  'root',
+  'developer',
+  'developers',
+  'operator',
+  'openai',
+  'anthropic',
+  'security team',
+  'creator',
+)
+const IMPERSONATION: Rule[] = [
   rule(
-    'prompt injection ("ignore previous instructions")',
-    /\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:(?:all|any|every|the|your|my|of|these|those)\s+)*(?:previous|prior|above|earlier|preceding|former|original|system|safety|existing)\s+(?:instructions?|prompts?|rules|directions|directives|guidelines|messages|context|constraints|guardrails)/i,
+    'impersonation of a system or administrator message',
+    new RegExp(
+      `^[ \\t>*#\\-(]*[\\[<【]?[ \\t]*${ADMIN}(?:[ \\t]+${words('message', 'notice', 'notification', 'override', 'alert', 'announcement', 'instructions?', 'update', 'directive', 'command', 'order', 'note', 'prompt')})?[ \\t]*[\\]>】]?[ \\t]*[:：\\]】>#-][^\\n]{0,120}?\\b${words('you', 'assistant', 'ai', 'model', 'must', 'obey', 'comply', 'granted', 'authori[sz]', 'approved', 'disabled', 'unrestricted', 'override', 'filters?', 'restrictions?', 'ignore', 'requests', 'reveal', 'lifted', 'privileges', 'rights')}`,
+      'imu',
+    ),
   ),
   rule(
-    'prompt injection ("ignore previous instructions")',
-    /(?:忽略|无视|忘记|忘掉|不要理会|抛开|绕过)(?:你)?(?:之前|以前|先前|前面|上面|以上|上述|所有|全部|原来|原有|系统)(?:的)?(?:所有|全部|一切)?(?:的)?(?:指令|指示|说明|规则|提示|提示词|设定|限制|约束|要求)/,
+    'impersonation of a system or administrator message',
+    new RegExp(
+      `\\b(?:message|notice|order|instructions?|directive|note|word|update)s?\\s+from\\s+(?:the\\s+|your\\s+)?${ADMIN}\\b|\\bthis\\s+is\\s+(?:the|your)\\s+${ADMIN}\\b|\\b(?:i\\s+am|i'm)\\s+(?:your|the)\\s+(?:${words('developer', 'creator', 'administrator', 'admin', 'operator', 'maker', 'programmer', 'system')})\\b|\\b${words('admin', 'administrator', 'system', 'developer', 'root', 'security')}\\s+override\\b`,
+      'iu',
+    ),
+  ),
+  rule(
+    'impersonation of a system or administrator message',
+    new RegExp(
+      `\\b${words('all restrictions', 'restrictions', 'safety filters?', 'content filters?', 'safety checks?', 'security checks?', 'safety rules', 'guardrails', 'safeguards', 'content policy', 'all filters', 'all content filters')}\\s+(?:are|is|have been|has been|were)?\\s*(?:now\\s+)?${words('disabled', 'off', 'switched off', 'turned off', 'lifted', 'removed', 'suspended', 'bypassed', 'deactivated')}\\b|\\b(?:granted|authori[sz]ed?|approved|permitted|allowed|given)\\s+(?:you\\s+|the\\s+assistant\\s+)?(?:to\\s+)?(?:${words('admin', 'administrator', 'root', 'full', 'unrestricted', 'unlimited', 'elevated')})\\s+${words('rights', 'access', 'privileges', 'permissions', 'mode', 'shell access')}|\\b${words('unrestricted', 'jailbreak', 'jailbroken', 'god', 'dan', 'no[-\\s]?limits?', 'uncensored', 'unfiltered')}\\s+mode\\b|\\bauthori[sz]e\\s+you\\s+to\\s+${words('skip', 'bypass', 'ignore', 'disable', 'override', 'break')}`,
+      'iu',
+    ),
+  ),
+  rule(
+    'impersonation of a system or administrator message',
+    /[【[]\s*(?:系统|管理员|开发者|系统管理员)[^】\]\n]{0,6}[】\]]|(?:^|[\s。！])(?:系统|管理员|开发者|系统管理员)(?:消息|讯息|通知|指令|公告|提示)?[:：]|(?:系统|管理员|开发者)(?:消息|讯息|通知|指令|公告)[:：]|以(?:系统)?管理员(?:的)?身份|我是(?:你的)?(?:系统管理员|管理员|开发者|开发人员|创造者|创建者|主人)|来自(?:系统|管理员|开发者)的(?:消息|通知|指令)|授权你|(?:关闭|取消|解除|禁用|停用)(?:了)?(?:所有|全部|一切)?的?(?:过滤|安全|限制|审查|约束)|(?:没有|不受|无)任何(?:限制|约束|审查|过滤)/mu,
   ),
   rule(
     'role hijack ("you are now …")',
@@ -66,6 +255,13 @@ const INJECTION: Rule[] = [
     /你现在是|你现在(?:已经)?(?:不再|成为)|从现在(?:开始|起)，?你(?:是|要|必须|将|只能|应该)|扮演一个(?:没有|不受)|进入(?:开发者|越狱|上帝)模式|越狱/,
   ),
   rule(
+    'fake system or role-play prompt',
+    /^[ \t]*(?:#{1,6}[ \t]*)?(?:system|developer)[ \t]+(?:prompt|message|instructions?|override)[ \t]*:|^[ \t]*#{1,6}[ \t]*(?:system|instructions?)[ \t]*$|<\|im_start\|>|<\|(?:system|endoftext)\|>|<\/?(?:system|instructions?|sys)>|\[\/?(?:system|INST|SYS)\]|<<SYS>>|\bnew\s+system\s+prompt\b|\bsystem\s+(?:override|prompt\s+override)\b|系统提示[:：]|【系统】|新的系统提示/im,
+  ),
+]
+
+const CONCEALMENT: Rule[] = [
+  rule(
     'hides actions from the user',
     /\b(?:do\s+not|don't|dont|never)\s+(?:tell|inform|notify|mention\s+(?:this\s+|it\s+)?to|reveal\s+(?:this\s+|it\s+)?to|show|let|alert|warn)\s+(?:the\s+|your\s+)?(?:user|human|owner|operator)\b|\bwithout\s+(?:telling|informing|notifying|asking|alerting)\s+(?:the\s+|your\s+)?(?:user|human|owner)\b|\bkeep\s+(?:this|it)\s+(?:secret|hidden)\s+from\s+(?:the\s+)?(?:user|human)\b|\bsecretly\s+(?:send|upload|run|execute|copy|forward|add|include|delete|modify|change|email|post)\b/i,
   ),
@@ -73,34 +269,79 @@ const INJECTION: Rule[] = [
     'hides actions from the user',
     /(?:不要|别|不许|切勿|不得|不能)(?:告诉|通知|提醒|透露给|让)(?:用户|使用者|主人)|瞒着(?:用户|使用者)|(?:偷偷|暗中|悄悄)(?:地)?(?:把|将|发送|上传|执行|运行|修改|删除|转发)/,
   ),
-  rule(
-    'fake system or role-play prompt',
-    /^[ \t]*(?:#{1,6}[ \t]*)?(?:system|developer)[ \t]+(?:prompt|message|instructions?|override)[ \t]*:|^[ \t]*#{1,6}[ \t]*(?:system|instructions?)[ \t]*$|<\|im_start\|>|<\|(?:system|endoftext)\|>|<\/?(?:system|instructions?|sys)>|\[\/?(?:system|INST|SYS)\]|<<SYS>>|\bnew\s+system\s+prompt\b|\bsystem\s+(?:override|prompt\s+override)\b|系统提示[:：]|【系统】|新的系统提示/im,
-  ),
   rule('hidden HTML comment', /<!--/),
   rule('hidden markdown comment', /^[ \t]*\[(?:\/\/|comment|hidden)\][ \t]*:[ \t]*(?:#|<>)/im),
 ]
 
+const NET =
+  /\b(?:curl|wget|fetch|nc|ncat|netcat|scp|rsync|ftp|sftp|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|requests\.(?:get|post|put)|axios|http\.request|urlopen|urllib|httpx|http\.client|XMLHttpRequest|sendBeacon|WebSocket|socket\.|Net::HTTP)\b/i
+const SEND =
+  /\b(?:send|sends|post|upload|uploads|exfiltrate|leak|forward|transmit|e-?mail|paste|attach|share|mail|push|sync)\b|发送|上传|转发|传到|发到|贴到|发给|传给|寄给|提交到|发往/i
+const READ =
+  /\b(?:cat|less|more|head|tail|type|base64|xxd|strings|tar|zip|cp|scp|read|print|dump|open|show|reveal|display)\b|读取|查看|打印|显示|输出|打开/i
+const SECRET_VAR =
+  /\$\{?[A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)\b|\bprocess\.env\b|\bos\.environ\b|\bos\.getenv\b|\bgetenv\s*\(|\bENV\[|\b(?:printenv|env)\s*\||\$\(\s*(?:printenv|env)\s*\)|环境变量|环境变数/i
+const SECRET_FILE =
+  /~\/\.ssh\b|\.ssh\/id_|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws\/credentials|\.config\/gcloud|application_default_credentials|\.kube\/config|\.netrc\b|\.npmrc\b|\.pypirc\b|\.pgpass\b|\.docker\/config\.json|\/etc\/(?:shadow|passwd)|\.git-credentials|\.bash_history/i
+const DOTENV =
+  /(?:^|[\s'"`/@])\.env(?:\.(?:local|production|prod|development|dev|staging))?(?=$|[\s'"`;|&),，。的])/
+const REMOTE = /\bhttps?:\/\/(?!(?:localhost|127\.0\.0\.1)\b)|\bftp:\/\/|\S@\S+\.\S/i
+const EXFIL_HOST =
+  /\b(?:pastebin\.com|paste\.ee|hastebin|ghostbin|termbin\.com|0x0\.st|transfer\.sh|ix\.io|webhook\.site|requestbin|pipedream\.net|ngrok(?:-free)?\.(?:io|app)|burpcollaborator|interact\.sh|oast\.(?:fun|me|pro|live|site|online))/i
+// A remote image whose query carries something to fill in: a placeholder, a variable, or a data parameter.
+const IMAGE_BEACON = new RegExp(
+  `!\\[[^\\]\\n]{0,200}\\]\\(\\s*<?https?:\\/\\/[^)\\s?]{1,300}\\?[^)\\s]{0,300}?(?:[{$<\\[]|%s|=[A-Z][A-Z0-9]*_[A-Z0-9_]+|\\b${words('d', 'data', 'q', 'query', 'secret', 'key', 'token', 'k', 't', 'msg', 'message', 'chat', 'conv', 'conversation', 'history', 'summary', 'content', 'text', 'env', 'cookie', 'session', 'payload', 'info', 'leak', 'pw', 'pass', 'password', 'c', 'x')}=)`,
+  'i',
+)
+const SECRET_NOUNS =
+  /\b(?:api[\s_-]?keys?|secret\s+keys?|secrets|credentials|passwords?|access\s+tokens?|auth\s+tokens?|env(?:ironment)?\s+var(?:iable)?s)\b|密钥|密码|令牌|凭证|凭据/i
+
 const EXFILTRATION: Rule[] = [
+  rule('exfiltration (image link that carries data to a remote host)', IMAGE_BEACON),
   rule('exfiltration (network command with a secret)', NET, SECRET_VAR),
+  rule('exfiltration (secret sent to a remote address)', SECRET_VAR, REMOTE),
   rule('exfiltration (network command with a credential file)', NET, SECRET_FILE),
   rule('exfiltration (network command with a .env file)', NET, DOTENV),
   rule('exfiltration (sends data to a paste or capture site)', EXFIL_HOST, NET),
   rule('exfiltration (sends data to a paste or capture site)', EXFIL_HOST, SEND),
+  rule('exfiltration (data piped to a network socket)', /\|\s*(?:nc|ncat|netcat|telnet)\s+\S+\s+\d{2,5}\b/i),
   rule('reads credential files', READ, SECRET_FILE),
   rule('reads credential files', SEND, SECRET_FILE),
   rule(
     'reads or sends a .env file',
     /\b(?:cat|less|more|head|tail|type|base64|xxd|cp|scp)\s+\S*\.env\b|(?:读取|发送|上传)\S{0,8}\.env/i,
   ),
+  rule('reads or sends a .env file', SEND, DOTENV),
   rule('sends secrets', SEND, SECRET_VAR),
+  rule('sends secrets', SEND, SECRET_NOUNS, REMOTE),
+  rule('encodes secrets for transfer', /\bbase64\b/i, SECRET_FILE),
+  rule('encodes secrets for transfer', /\bbase64\b/i, SECRET_VAR),
+]
+
+const SHELL =
+  '(?:sudo\\s+(?:-\\S+\\s+)*)?(?:env\\s+)?(?:(?:ba|z|da|k|c|tc|fi|a)?sh|python[23]?|perl|ruby|node|php|iex|invoke-expression|powershell|pwsh)\\b'
+const FETCHER = '(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|lwp-download|http)'
+const REMOTE_EXECUTION: Rule[] = [
   rule(
-    'base64-encoded command execution',
+    'remote code execution (download piped to a shell)',
+    new RegExp(`\\b${FETCHER}\\b[^\\n|]{0,400}\\|\\s*${SHELL}`, 'i'),
+  ),
+  rule(
+    'remote code execution (download run by a shell)',
+    new RegExp(
+      `\\b(?:(?:ba|z|da|k)?sh\\s+-c|eval|source|exec)\\s+["']?\\$\\(\\s*${FETCHER}\\b|\\b(?:(?:ba|z|da|k)?sh|source|\\.)\\s+<\\(\\s*${FETCHER}\\b|\\b(?:iex|invoke-expression)\\b[^\\n]{0,200}\\b(?:downloadstring|iwr|irm|invoke-webrequest|invoke-restmethod|net\\.webclient)|\\/dev\\/tcp\\/`,
+      'i',
+    ),
+  ),
+  rule(
+    'encoded command execution',
+    /\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]{0,100}\s[-/](?:e|ec|en|enc|enco|encod|encode|encoded|encodedcommand)\s+[A-Za-z0-9+/=]{16,}/i,
+  ),
+  rule(
+    'encoded command execution',
     /\bbase64\b/i,
     /\|\s*(?:ba|z|da|k)?sh\b|\beval\b|\bexec\b|\|\s*(?:python3?|node|perl)\b/i,
   ),
-  rule('encodes secrets for transfer', /\bbase64\b/i, SECRET_FILE),
-  rule('encodes secrets for transfer', /\bbase64\b/i, SECRET_VAR),
 ]
 
 const SECRETS: Rule[] = [
@@ -116,30 +357,76 @@ const SECRETS: Rule[] = [
   rule('password in a URL', /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@]{1,64}:[^\s@/]{3,64}@/i),
 ]
 
-const RULES: readonly Rule[] = [...INVISIBLE, ...INJECTION, ...EXFILTRATION, ...SECRETS]
+const RULES: readonly Rule[] = [
+  ...OVERRIDE,
+  ...IMPERSONATION,
+  ...CONCEALMENT,
+  ...EXFILTRATION,
+  ...REMOTE_EXECUTION,
+  ...SECRETS,
+]
 
-function matches(rule: Rule, text: string, lines: () => string[]): boolean {
+/** The longest stretch one rule looks at is far below this: a match cannot fall between two chunks. */
+const OVERLAP = 1_024
+const CHUNK = 8 * OVERLAP
+/** Encodings inside encodings are decoded to this depth. */
+const DECODE_DEPTH = 2
+
+/** `text` in chunks of at most CHUNK characters, each starting OVERLAP before the previous one ends. */
+function chunksOf(text: string): string[] {
+  if (text.length <= CHUNK) return [text]
+  const chunks: string[] = []
+  for (let start = 0; start < text.length; start += CHUNK - OVERLAP) {
+    chunks.push(text.slice(start, start + CHUNK))
+    if (start + CHUNK >= text.length) break
+  }
+  return chunks
+}
+
+function matches(rule: Rule, chunk: string, lines: () => string[], meter?: WorkMeter): boolean {
   const [first, ...rest] = rule.all
   if (!first) return false
-  if (rest.length === 0) return first.test(text)
-  // Cheap whole-text checks first; the per-line pass runs only when every part appears somewhere.
-  if (!rule.all.every((pattern) => pattern.test(text))) return false
+  if (meter) meter.chars += chunk.length * rule.all.length
+  if (rest.length === 0) return first.test(chunk)
+  // Cheap whole-chunk checks first; the per-line pass runs only when every part appears somewhere.
+  if (!rule.all.every((pattern) => pattern.test(chunk))) return false
+  if (meter) meter.chars += chunk.length * rule.all.length
   return lines().some((line) => rule.all.every((pattern) => pattern.test(line)))
 }
 
+function matchRules(folded: string, meter?: WorkMeter): string | null {
+  for (const chunk of chunksOf(folded)) {
+    let split: string[] | undefined
+    const lines = () => {
+      split ??= chunk.split('\n')
+      return split
+    }
+    for (const candidate of RULES) {
+      if (matches(candidate, chunk, lines, meter)) return candidate.reason
+    }
+  }
+  return null
+}
+
+/** The rules on `text` and on what its encodings decode to, to {@link DECODE_DEPTH}. */
+function scanLayer(text: string, depth: number, meter?: WorkMeter): string | null {
+  const found = matchRules(foldForMatching(text, meter), meter)
+  if (found !== null || depth >= DECODE_DEPTH) return found
+  const layers: DecodedLayer[] = decodeLayers(text, meter)
+  for (const layer of layers) {
+    const inner = findHiddenText(layer.text, meter) ?? scanLayer(layer.text, depth + 1, meter)
+    if (inner !== null) return `${inner}, hidden in ${layer.encoding}`
+  }
+  return null
+}
+
 /**
- * Scans text before it is written to a memory file and again before it is put in a prompt: prompt
- * injection, exfiltration, hard-coded secrets and invisible or deceptive Unicode, in English and Chinese.
- * Returns the first reason found. Linear in the text's length.
+ * Scans text before it is written to a memory file and again before it is put in a prompt: hidden text,
+ * instruction overrides, impersonation, concealment, exfiltration, remote execution and written-out
+ * secrets, in English and Chinese, also behind obvious encodings. Returns the first reason found. Linear
+ * in the text's length; `meter`, when given, is increased by the characters visited.
  */
-export function scanForThreats(text: string): ThreatScan {
-  let split: string[] | undefined
-  const lines = () => {
-    split ??= text.split('\n')
-    return split
-  }
-  for (const candidate of RULES) {
-    if (matches(candidate, text, lines)) return { ok: false, reason: candidate.reason }
-  }
-  return { ok: true }
+export function scanForThreats(text: string, meter?: WorkMeter): ThreatScan {
+  const reason = findHiddenText(text, meter) ?? scanLayer(text, 0, meter)
+  return reason === null ? { ok: true } : { ok: false, reason }
 }
