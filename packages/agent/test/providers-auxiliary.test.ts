@@ -46,7 +46,7 @@ describe('the summariser on an auxiliary model', () => {
     expect(body.messages).toHaveLength(1)
     expect(body.messages[0]?.content[0]?.text).toContain('<conversation>')
     // The summary budget scales with the window: min(summary_max_tokens, a share of the trigger).
-    const budget = windowBudget(8_000, {
+    const budget = windowBudget(16_000, {
       ...DEFAULT_COMPRESSOR_CONFIG,
       replyBudgetTokens: 0,
       tailProtectTokens: 200,
