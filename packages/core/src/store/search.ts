@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { pgHitQuery } from '../dialects/postgres/search.ts'
 import type { SqlValue, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
@@ -48,7 +49,7 @@ class Filters {
   addIn(column: string, values: readonly string[] | undefined, negate = false): void {
     if (values === undefined) return
     if (values.length === 0) {
-      if (!negate) this.where.push('0')
+      if (!negate) this.where.push('FALSE')
       return
     }
     this.add(`${column} ${negate ? 'NOT IN' : 'IN'} (${values.map(() => '?').join(', ')})`, ...values)
@@ -110,6 +111,10 @@ export function hitQuery(
   }
 }
 
+/** One half of a search in the store's dialect: FTS5 on SQLite, tsvector on PostgreSQL. */
+export const hitStatement = (ctx: StoreContext, ...query: Parameters<typeof hitQuery>): Statement =>
+  ctx.dialect === 'postgres' ? pgHitQuery(...query) : hitQuery(...query)
+
 function toHit(kind: 'message' | 'episode', row: HitRow, terms: readonly SearchTerm[]): SearchHit {
   const snippet = row.excerpt === null ? row.snippet : excerptSnippet(row.excerpt, terms, SNIPPET_TOKENS)
   const hit: SearchHit = {
@@ -143,7 +148,7 @@ export async function tieredRows(
   const seen = new Set<number>()
   for (const tier of tiers) {
     for (const row of await ctx.read<HitRow>(
-      hitQuery('message', tier, options, take, after),
+      hitStatement(ctx, 'message', tier, options, take, after),
       'Searching messages',
     )) {
       if (!seen.has(row.item_id)) {
@@ -159,16 +164,21 @@ export async function tieredRows(
 type ParsedSearchOptions = z.output<typeof args.searchOptions>
 
 /** Where a keyset page starts: after this (timestamp, id) of episodes (phase 0) or messages (phase 1). */
-interface After {
+export interface After {
   phase: 0 | 1
   timestamp: number
   id: number
 }
 
-function keysetFilter(hit: 'message' | 'episode', time: string, order: 'newest' | 'oldest', after?: After) {
+export function keysetFilter(
+  hit: 'message' | 'episode',
+  time: string,
+  order: 'newest' | 'oldest',
+  after?: After,
+) {
   if (!after) return undefined
   const phase = hit === 'episode' ? 0 : 1
-  if (after.phase > phase) return { where: '0', params: [] }
+  if (after.phase > phase) return { where: 'FALSE', params: [] }
   if (after.phase < phase) return undefined
   return {
     where: `(${time}, t.id) ${order === 'newest' ? '<' : '>'} (?, ?)`,
@@ -192,7 +202,7 @@ async function findHits(
   const take = offset + limit
   const withEpisodes = options.includeEpisodes && options.role === undefined && terms.length > 0
   const episodeRows = withEpisodes
-    ? await ctx.read<HitRow>(hitQuery('episode', match, options, take, after), 'Searching episodes')
+    ? await ctx.read<HitRow>(hitStatement(ctx, 'episode', match, options, take, after), 'Searching episodes')
     : []
   const messageRows = question
     ? await conversationSearch(ctx, text, options, take, { ...ALL_RANK_FEATURES, ...options.ranking })
