@@ -12,7 +12,7 @@ CREATE TABLE "episodes" (
 	"first_message_id" bigint,
 	"last_message_id" bigint,
 	"search_text" text,
-	"search_vector" "tsvector" GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, coalesce(search_text, summary, ''))) STORED,
+	"search_vector" "tsvector" GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, replace(left(coalesce(search_text, summary, ''), 262144), chr(8203), ' '))) STORED,
 	CONSTRAINT "episodes_importance_check" CHECK ("episodes"."importance" BETWEEN 0 AND 10)
 );
 --> statement-breakpoint
@@ -28,7 +28,7 @@ CREATE TABLE "messages" (
 	"timestamp" bigint NOT NULL,
 	"token_count" bigint,
 	"search_text" text,
-	"search_vector" "tsvector" GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, coalesce(search_text, content, ''))) STORED,
+	"search_vector" "tsvector" GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, replace(left(coalesce(search_text, content, ''), 262144), chr(8203), ' '))) STORED,
 	CONSTRAINT "messages_role_check" CHECK ("messages"."role" IN ('system', 'user', 'assistant', 'tool'))
 );
 --> statement-breakpoint

@@ -42,12 +42,13 @@ export function usageStatements(sessionId: string, input: UsageRecord): Statemen
 const usageGroup = {
   purpose: modelCalls.purpose,
   model: modelCalls.model,
-  calls: count(),
-  inputTokens: sum(modelCalls.inputTokens).mapWith(Number),
-  outputTokens: sum(modelCalls.outputTokens).mapWith(Number),
-  cacheReadTokens: sum(modelCalls.cacheReadTokens).mapWith(Number),
-  cacheWriteTokens: sum(modelCalls.cacheWriteTokens).mapWith(Number),
-  costUsd: sum(modelCalls.costUsd).mapWith(Number),
+  // Aliased: PostgreSQL names every sum column "sum", and rows reach drizzle keyed by column name.
+  calls: count().as('calls'),
+  inputTokens: sum(modelCalls.inputTokens).mapWith(Number).as('input_tokens'),
+  outputTokens: sum(modelCalls.outputTokens).mapWith(Number).as('output_tokens'),
+  cacheReadTokens: sum(modelCalls.cacheReadTokens).mapWith(Number).as('cache_read_tokens'),
+  cacheWriteTokens: sum(modelCalls.cacheWriteTokens).mapWith(Number).as('cache_write_tokens'),
+  costUsd: sum(modelCalls.costUsd).mapWith(Number).as('cost_usd'),
 }
 
 type UsageRow = UsageTotals & { purpose: string; model: string }

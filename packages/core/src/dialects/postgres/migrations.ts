@@ -31,8 +31,11 @@ async function ensureSchema(driver: StorageDriver): Promise<void> {
   })
 }
 
-/** Refuses a schema holding tables another application made (reads only; see assertEngramDatabase). */
-async function assertEngramSchema(driver: StorageDriver, migrationsFolder: string): Promise<void> {
+/**
+ * Refuses a schema holding tables another application made (reads only; see assertEngramDatabase).
+ * Returns whether its history holds exactly our migrations, so a read-only connection need not migrate.
+ */
+async function assertEngramSchema(driver: StorageDriver, migrationsFolder: string): Promise<boolean> {
   const { rows } = await driver.execute<{ name: string }>({
     sql: 'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1',
   })
@@ -41,9 +44,10 @@ async function assertEngramSchema(driver: StorageDriver, migrationsFolder: strin
   const history = names.includes(MIGRATIONS_TABLE)
     ? (await driver.execute<{ hash: string }>({ sql: `SELECT hash FROM "${MIGRATIONS_TABLE}"` })).rows
     : []
-  if (others.length === 0 && history.length === 0) return
+  if (others.length === 0 && history.length === 0) return false
   const ours = new Set(readMigrationFiles({ migrationsFolder }).map((m) => m.hash))
-  if (history.some((row) => ours.has(row.hash))) return
+  if (history.some((row) => ours.has(row.hash)))
+    return history.length === ours.size && history.every((row) => ours.has(row.hash))
   throw foreign(
     history.length > 0
       ? `its ${MIGRATIONS_TABLE} history holds none of Engram's migrations`
@@ -57,6 +61,5 @@ export async function preparePostgres(
   migrationsFolder = DEFAULT_PG_MIGRATIONS_FOLDER,
 ): Promise<void> {
   await ensureSchema(driver)
-  await assertEngramSchema(driver, migrationsFolder)
-  await migrate(driver, migrationsFolder)
+  if (!(await assertEngramSchema(driver, migrationsFolder))) await migrate(driver, migrationsFolder)
 }

@@ -10,11 +10,20 @@ export const rowId = (name: string) => int(name).primaryKey().generatedByDefault
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
 
 /**
- * The search vector of a row: its index text (the JavaScript CJK split, whose U+200B marks PostgreSQL's
- * parser reads as separators) or its plain text, as `simple` lexemes (no stemming, no stop-words, so a
- * one-character Chinese word is a lexeme of its own). Kept by PostgreSQL itself, so every writer agrees.
+ * Characters of a row the search vector holds: a tsvector is at most 1 MB, which a row of a few hundred
+ * thousand distinct words would pass (and the write would fail). SQLite's FTS5 indexes the whole row.
+ */
+export const INDEXED_CHARS = 262_144
+
+/**
+ * The search vector of a row: its index text (the JavaScript CJK split) or its plain text, as `simple`
+ * lexemes (no stemming, no stop-words, so a one-character Chinese word is a lexeme of its own). The split's
+ * U+200B marks become spaces first: whether the parser reads U+200B as a separator depends on the
+ * server's C library (glibc does, PGlite's does not). Kept by PostgreSQL itself, so every writer agrees.
  */
 export const searchVector = (text: string) =>
   tsvector('search_vector').generatedAlwaysAs(
-    sql.raw(`to_tsvector('simple'::regconfig, coalesce(search_text, ${text}, ''))`),
+    sql.raw(
+      `to_tsvector('simple'::regconfig, replace(left(coalesce(search_text, ${text}, ''), ${INDEXED_CHARS}), chr(8203), ' '))`,
+    ),
   )
