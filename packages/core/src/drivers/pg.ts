@@ -91,6 +91,12 @@ export function pgDriver(options: PgDriverOptions): StorageDriver {
     batch: async (statements) => {
       const client = await pool.connect()
       let broken: Error | undefined
+      // A checked-out connection the server drops emits 'error', which would end the process unheard; the
+      // query under way fails with it anyway, and the batch is retried or reported from there.
+      const dropped = (error: Error) => {
+        broken = error
+      }
+      client.on('error', dropped)
       try {
         const [, begun] = (await client.query(
           'BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_current_xact_id()::text AS xid',
@@ -115,6 +121,7 @@ export function pgDriver(options: PgDriverOptions): StorageDriver {
         if (isTransientPgError(error)) broken ??= error as Error
         throw error
       } finally {
+        client.off('error', dropped)
         client.release(broken)
       }
     },
