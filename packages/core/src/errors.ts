@@ -93,7 +93,7 @@ export function toEngramError(error: unknown, action: string): EngramError {
       { cause: error },
     )
   }
-  if (isBusyError(error)) {
+  if (code !== '' && isBusyError(error)) {
     return new EngramError(
       'DATABASE_BUSY',
       `${action}: the database stayed locked by another connection after every retry (${detail}). Raise busyTimeout or find the process holding a long write transaction.`,
