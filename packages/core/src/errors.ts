@@ -35,7 +35,7 @@ export class EngramError extends Error {
 }
 
 /** The SQLite result code of a driver error (`SQLITE_BUSY`, `SQLITE_NOTADB`, ...), if it has one. */
-export function sqliteCode(error: unknown): string | undefined {
+function sqliteCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code
   return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined
 }

@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pgDriver } from '../src/drivers/pg.ts'
 import { openStore } from '../src/index.ts'
@@ -111,6 +112,35 @@ describe('opening a PostgreSQL store', () => {
     } finally {
       await store.close()
       await raw.close()
+    }
+  })
+})
+
+describe('search on PostgreSQL', () => {
+  it('turns any text into a valid tsquery: never an error, whatever the operators, quotes and scripts', async () => {
+    const store = await openStore({ url: server.url, schema: 'any_text' })
+    try {
+      const s = await store.createSession({ source: 'cli' })
+      await store.appendMessage(s.id, {
+        role: 'user',
+        content: "it's a 'quoted' \\back\\slash: & | ! <-> 部署 deploy*",
+      })
+      await fc.assert(
+        fc.asyncProperty(
+          fc.string({
+            unit: fc.constantFrom(...'ab 部署\'"\\&|!:*()<->-_. AND OR NOT'.split('')),
+            maxLength: 40,
+          }),
+          async (query) => {
+            expect(Array.isArray(await store.search(query))).toBe(true)
+          },
+        ),
+        { numRuns: 150 },
+      )
+      for (const query of ["it's", 'back\\slash', '部署', 'deplo*', '"quoted"'])
+        expect((await store.search(query)).length, query).toBe(1)
+    } finally {
+      await store.close()
     }
   })
 })

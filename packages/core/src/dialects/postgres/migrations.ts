@@ -10,7 +10,7 @@ import { MIGRATIONS_TABLE, migrate } from '../../migrator.ts'
  * The PostgreSQL migrations shipped with this package: `dist/drizzle-pg/` next to the built code, or,
  * running from source in this repository, the top-level `drizzle-pg/` folder drizzle-kit writes.
  */
-export const DEFAULT_PG_MIGRATIONS_FOLDER = ['./drizzle-pg', '../../../../../drizzle-pg']
+const DEFAULT_PG_MIGRATIONS_FOLDER = ['./drizzle-pg', '../../../../../drizzle-pg']
   .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
   .find((folder) => existsSync(join(folder, 'meta', '_journal.json'))) as string
 

@@ -17,7 +17,7 @@ interface Term {
 }
 
 /** The quoted terms and their operator of an expression the sanitiser wrote (see joinTerms). */
-export function readMatch(match: string): { terms: Term[]; operator: 'OR' | 'AND' } {
+function readMatch(match: string): { terms: Term[]; operator: 'OR' | 'AND' } {
   const terms: Term[] = []
   let operator: 'OR' | 'AND' = 'OR'
   let i = 0
@@ -52,7 +52,7 @@ const prefixQuery = (text: string) =>
     .concat(':*')
 
 /** The tsquery of an expression, as SQL over bound parameters. */
-export function tsquery(match: string): { sql: string; params: SqlValue[] } {
+function tsquery(match: string): { sql: string; params: SqlValue[] } {
   const { terms, operator } = readMatch(match)
   if (terms.length === 0) return { sql: "''::tsquery", params: [] }
   return {

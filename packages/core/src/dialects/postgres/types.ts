@@ -25,4 +25,4 @@ export function startupOptions(
 }
 
 /** A PostgreSQL identifier, double-quoted, so a schema name is never read as SQL. */
-export const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`
+const quoteIdentifier = (name: string) => `"${name.replaceAll('"', '""')}"`

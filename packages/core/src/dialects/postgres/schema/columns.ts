@@ -13,7 +13,7 @@ const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
  * Characters of a row the search vector holds: a tsvector is at most 1 MB, which a row of a few hundred
  * thousand distinct words would pass (and the write would fail). SQLite's FTS5 indexes the whole row.
  */
-export const INDEXED_CHARS = 262_144
+const INDEXED_CHARS = 262_144
 
 /**
  * The search vector of a row: its index text (the JavaScript CJK split) or its plain text, as `simple`
