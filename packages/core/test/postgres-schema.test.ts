@@ -13,7 +13,13 @@ const shape = (table: Table, skip = new Set<string>()) =>
     .sort()
 
 it('the PostgreSQL schema has the logical tables of the SQLite one: the same columns, names, nullability and defaults', () => {
-  for (const name of ['sessions', 'messages', 'episodes', 'modelCalls'] as const) {
-    expect(shape(postgres[name], POSTGRES_ONLY), name).toEqual(shape(sqlite[name]))
+  const pairs = [
+    ['sessions', postgres.sessions, sqlite.sessions],
+    ['messages', postgres.messages, sqlite.messages],
+    ['episodes', postgres.episodes, sqlite.episodes],
+    ['model_calls', postgres.modelCalls, sqlite.modelCalls],
+  ] as const
+  for (const [name, pgTable, sqliteTable] of pairs) {
+    expect(shape(pgTable, POSTGRES_ONLY), name).toEqual(shape(sqliteTable))
   }
 })

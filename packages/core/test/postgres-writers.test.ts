@@ -103,7 +103,7 @@ describe('many writers on one PostgreSQL server', () => {
         }
       }
       try {
-        writers.forEach((w, k) => start(w, k, shared))
+        for (const [k, w] of writers.entries()) start(w, k, shared)
         // SIGKILL a writer mid-stream, restart the server under all of them, then kill two more.
         const kill = async (k: number) => {
           const writer = writers[k] as Writer
