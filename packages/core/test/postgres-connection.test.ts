@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pgDriver } from '../src/drivers/pg.ts'
-import { openStore } from '../src/index.ts'
+import { openStore, type Store } from '../src/index.ts'
 import { expectCode } from '../src/testing/harness.ts'
 import { type PostgresServer, startPostgres } from './postgres-server.ts'
 import { exitWithin, REPO_ROOT, spawnProcess } from './processes/spawn.ts'
@@ -43,6 +43,18 @@ describe('opening a PostgreSQL store', () => {
     } finally {
       await a.close()
       await b.close()
+    }
+  })
+
+  it('opens one new schema from many connections at once: one migrates, the others find it done', async () => {
+    const stores = await Promise.all(
+      Array.from({ length: 8 }, () => openStore({ url: server.url, schema: 'racing', poolSize: 1 })),
+    )
+    try {
+      const s = await (stores[0] as Store).createSession({ source: 'cli' })
+      expect((await (stores[7] as Store).getSession(s.id))?.id).toBe(s.id)
+    } finally {
+      await Promise.all(stores.map((store) => store.close()))
     }
   })
 

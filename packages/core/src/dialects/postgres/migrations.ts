@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import type { StorageDriver } from '../../driver.ts'
 import { EngramError } from '../../errors.ts'
 import { MIGRATIONS_TABLE, migrate } from '../../migrator.ts'
+import { pgCode } from './errors.ts'
 
 /**
  * The PostgreSQL migrations shipped with this package: `dist/drizzle-pg/` next to the built code, or,
@@ -55,11 +57,28 @@ async function assertEngramSchema(driver: StorageDriver, migrationsFolder: strin
   )
 }
 
-/** Opens a PostgreSQL store's schema: creates it if missing, checks it is ours, applies pending migrations. */
+/** A catalog entry another connection created between our check and our CREATE (duplicate type, table, schema, key). */
+const CREATED_MEANWHILE = new Set(['42710', '42P07', '42P06', '23505'])
+const OPEN_ATTEMPTS = 5
+
+/**
+ * Opens a PostgreSQL store's schema: creates it if missing, checks it is ours, applies pending migrations.
+ * Several processes opening a new schema at once race on its `CREATE ... IF NOT EXISTS`; the losers start
+ * over and find the winner's work done.
+ */
 export async function preparePostgres(
   driver: StorageDriver,
   migrationsFolder = DEFAULT_PG_MIGRATIONS_FOLDER,
 ): Promise<void> {
-  await ensureSchema(driver)
-  if (!(await assertEngramSchema(driver, migrationsFolder))) await migrate(driver, migrationsFolder)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ensureSchema(driver)
+      if (!(await assertEngramSchema(driver, migrationsFolder))) await migrate(driver, migrationsFolder)
+      return
+    } catch (error) {
+      const raced = CREATED_MEANWHILE.has(pgCode((error as Error).cause ?? error) ?? '')
+      if (!raced || attempt >= OPEN_ATTEMPTS) throw error
+      await sleep(20 + Math.random() * 100)
+    }
+  }
 }
