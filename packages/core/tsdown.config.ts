@@ -11,7 +11,13 @@ export default defineConfig({
     testing: 'src/testing/index.ts',
     'drivers/better-sqlite3': 'src/drivers/better-sqlite3.ts',
     'drivers/libsql': 'src/drivers/libsql.ts',
+    'drivers/pg': 'src/drivers/pg.ts',
+    'drivers/pglite': 'src/drivers/pglite.ts',
+    'postgres/schema': 'src/dialects/postgres/schema/index.ts',
   },
   // The migrations ship inside the package; the top-level drizzle/ folder stays drizzle-kit's source.
-  copy: [{ from: '../../drizzle', to: 'dist/drizzle', flatten: false }],
+  copy: [
+    { from: '../../drizzle', to: 'dist/drizzle', flatten: false },
+    { from: '../../drizzle-pg', to: 'dist/drizzle-pg', flatten: false },
+  ],
 })

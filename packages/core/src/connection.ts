@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path'
 import type { StorageDriver } from './driver.ts'
 import { EngramError } from './errors.ts'
 
-export type DriverName = 'better-sqlite3' | 'libsql'
+export type DriverName = 'better-sqlite3' | 'libsql' | 'pg' | 'pglite'
 
 export interface ConnectionOptions {
   /**
@@ -12,14 +12,25 @@ export interface ConnectionOptions {
    * or a remote libSQL url: `libsql://`, `http(s)://`, `ws(s)://`. A leading `~/` is your home folder.
    * `file:` urls are read as SQLite reads them (`file:rel.db`, `file:///abs/a%20b.db`) and take one query
    * parameter, `mode`: `ro` (read-only), `rw` (the file must exist) or `rwc` (the default).
+   * PostgreSQL: `postgres://user:password@host:5432/database?sslmode=require` (the `pg` driver), or
+   * `pglite:./folder` / `pglite:memory` for PGlite in this process.
    */
   url?: string
-  /** `better-sqlite3` is the default for local files, `libsql` for remote urls and embedded replicas. */
+  /**
+   * `better-sqlite3` is the default for local files, `libsql` for remote urls and embedded replicas, `pg`
+   * for `postgres://` urls and `pglite` for `pglite:` ones.
+   */
   driver?: DriverName
   authToken?: string
   /** Makes a local file an embedded replica of this remote database (libSQL only). */
   syncUrl?: string
   syncIntervalSeconds?: number
+  /** PostgreSQL: connections in this process's pool (default 10). */
+  poolSize?: number
+  /** PostgreSQL: the server cancels a statement running longer than this (ms); default unlimited. */
+  statementTimeoutMs?: number
+  /** PostgreSQL: the schema holding the store's tables (default `public`), so apps can share a database. */
+  schema?: string
 }
 
 export const DEFAULT_DATABASE_PATH = './data/engram.db'
@@ -39,6 +50,14 @@ interface RemoteTarget {
   kind: 'remote'
   url: string
 }
+interface PostgresTarget {
+  kind: 'postgres' | 'pglite'
+  url: string
+}
+type Target = LocalTarget | RemoteTarget | PostgresTarget
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//i
+const PGLITE_URL = /^pglite:/i
 
 const badUrl = (url: string, problem: string) =>
   new EngramError('DATABASE_PATH', `The database url "${url}" ${problem}.`)
@@ -90,7 +109,9 @@ function expandHome(path: string, url: string): string {
   return path
 }
 
-function resolveTarget(url: string): LocalTarget | RemoteTarget {
+function resolveTarget(url: string): Target {
+  if (POSTGRES_URL.test(url)) return { kind: 'postgres', url }
+  if (PGLITE_URL.test(url)) return { kind: 'pglite', url: url.slice('pglite:'.length) }
   if (REMOTE_URL.test(url)) return { kind: 'remote', url }
   if (url === ':memory:' || url === 'file::memory:') return { kind: 'local', path: ':memory:', mode: 'rwc' }
   const { path, mode } = /^file:/i.test(url) ? parseFileUrl(url) : { path: url, mode: 'rwc' as const }
@@ -136,7 +157,23 @@ function prepareLocalFile({ path, mode }: LocalTarget): void {
 const isModuleMissing = (error: unknown) =>
   ['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND'].includes((error as { code?: string } | null)?.code ?? '')
 
-async function openDriver(name: DriverName, target: LocalTarget | RemoteTarget, options: ConnectionOptions) {
+async function openDriver(name: DriverName, target: Target, options: ConnectionOptions) {
+  const { poolSize, statementTimeoutMs, schema } = options
+  if (name === 'pg') {
+    const { pgDriver } = await import('./drivers/pg.ts')
+    return pgDriver({
+      url: target.kind === 'postgres' ? target.url : '',
+      poolSize,
+      statementTimeoutMs,
+      schema,
+    })
+  }
+  if (name === 'pglite') {
+    const { pgliteDriver } = await import('./drivers/pglite.ts')
+    const folder = target.kind === 'pglite' ? target.url : ''
+    const database = folder === '' || folder === 'memory' ? 'memory://' : resolve(expandHome(folder, folder))
+    return pgliteDriver({ database, statementTimeoutMs, schema })
+  }
   if (name === 'better-sqlite3') {
     const { betterSqlite3Driver } = await import('./drivers/better-sqlite3.ts')
     const { path, mode } = target as LocalTarget
@@ -144,7 +181,7 @@ async function openDriver(name: DriverName, target: LocalTarget | RemoteTarget, 
   }
   const { libsqlDriver } = await import('./drivers/libsql.ts')
   return libsqlDriver({
-    url: target.kind === 'remote' ? target.url : target.path,
+    url: target.kind === 'local' ? target.path : target.url,
     readonly: target.kind === 'local' && target.mode === 'ro',
     authToken: options.authToken,
     syncUrl: options.syncUrl,
@@ -155,8 +192,16 @@ async function openDriver(name: DriverName, target: LocalTarget | RemoteTarget, 
 /** Opens the driver a url asks for; only that driver's native module is loaded. */
 export async function connect(options: ConnectionOptions): Promise<StorageDriver> {
   const target = resolveTarget(options.url ?? DEFAULT_DATABASE_PATH)
+  // A PostgreSQL url names its driver; only that driver opens it, and it opens nothing else.
+  const urlDriver = target.kind === 'postgres' ? 'pg' : target.kind === 'pglite' ? 'pglite' : undefined
   const driverName: DriverName =
-    options.driver ?? (target.kind === 'remote' || options.syncUrl ? 'libsql' : 'better-sqlite3')
+    options.driver ?? urlDriver ?? (target.kind === 'remote' || options.syncUrl ? 'libsql' : 'better-sqlite3')
+  if (driverName !== (urlDriver ?? (driverName === 'pg' || driverName === 'pglite' ? '' : driverName))) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `The ${driverName} driver cannot open ${options.url ?? DEFAULT_DATABASE_PATH}: pg opens postgres:// urls, pglite opens pglite: urls, better-sqlite3 and libsql open SQLite files. Drop the driver option to let the url choose.`,
+    )
+  }
   if (target.kind === 'remote' && driverName !== 'libsql') {
     throw new EngramError(
       'INVALID_ARGUMENT',
@@ -172,7 +217,12 @@ export async function connect(options: ConnectionOptions): Promise<StorageDriver
     return await openDriver(driverName, target, options)
   } catch (cause) {
     if (!isModuleMissing(cause)) throw cause
-    const packages = driverName === 'better-sqlite3' ? 'better-sqlite3' : 'libsql @libsql/client'
+    const packages = {
+      'better-sqlite3': 'better-sqlite3',
+      libsql: 'libsql @libsql/client',
+      pg: 'pg',
+      pglite: '@electric-sql/pglite',
+    }[driverName]
     throw new EngramError(
       'DRIVER_MISSING',
       `The ${driverName} driver could not be loaded (${(cause as Error).message}). Install it: pnpm add ${packages}.`,

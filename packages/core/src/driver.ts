@@ -1,6 +1,9 @@
 /** A value SQLite can bind: text, number, integer, null or a blob. */
 export type SqlValue = string | number | bigint | null | Uint8Array
 
+/** The database engines the store has a schema, migrations and SQL for. */
+export type Dialect = 'sqlite' | 'postgres'
+
 /** One SQL statement with its positional `?` parameters. */
 export interface Statement {
   sql: string
@@ -33,6 +36,11 @@ export interface DriverCapabilities {
 export interface StorageDriver {
   readonly name: string
   readonly capabilities: DriverCapabilities
+  /**
+   * The SQL the database speaks, which picks the store's schema, migrations and search queries: `sqlite`
+   * (the default when absent) or `postgres`. Statements reach every driver with `?` parameters.
+   */
+  readonly dialect?: Dialect
 
   /** Runs one statement in autocommit mode. */
   execute<R = Row>(statement: Statement): Promise<QueryResult<R>>

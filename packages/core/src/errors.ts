@@ -1,3 +1,5 @@
+import { isTransientPgError, pgCode, pgEngramError } from './dialects/postgres/errors.ts'
+
 export type EngramErrorCode =
   | 'INVALID_ARGUMENT'
   | 'INVALID_CONFIG'
@@ -16,6 +18,9 @@ export type EngramErrorCode =
   | 'SCHEMA_TOO_NEW'
   | 'MIGRATION_FAILED'
   | 'DRIVER_MISSING'
+  | 'DATABASE_AUTH'
+  | 'DATABASE_MISSING'
+  | 'DATABASE_UNREACHABLE'
   | 'STORE_CLOSED'
   | 'CONTEXT_TOO_LARGE'
   | 'MEMORY_FILE_ERROR'
@@ -32,14 +37,21 @@ export class EngramError extends Error {
 }
 
 /** The SQLite result code of a driver error (`SQLITE_BUSY`, `SQLITE_NOTADB`, ...), if it has one. */
-export function sqliteCode(error: unknown): string | undefined {
+function sqliteCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code
   return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined
 }
 
+/** A lock held elsewhere (SQLite) or a transaction the server rolled back for a retry (PostgreSQL). */
 export function isBusyError(error: unknown): boolean {
   const code = sqliteCode(error)
-  return code !== undefined && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
+  if (code === undefined) return isTransientPgError(error)
+  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')
+}
+
+/** The write broke a uniqueness or other constraint (SQLite reports them all as one code). */
+export function isConstraintError(error: unknown): boolean {
+  return sqliteCode(error)?.startsWith('SQLITE_CONSTRAINT') === true || pgCode(error) === '23505'
 }
 
 /** Wraps a driver error in an EngramError whose message says what to do about it. */
@@ -83,12 +95,15 @@ export function toEngramError(error: unknown, action: string): EngramError {
       { cause: error },
     )
   }
-  if (isBusyError(error)) {
+  if (code !== '' && isBusyError(error)) {
     return new EngramError(
       'DATABASE_BUSY',
       `${action}: the database stayed locked by another connection after every retry (${detail}). Raise busyTimeout or find the process holding a long write transaction.`,
       { cause: error },
     )
   }
-  return new EngramError('DATABASE_ERROR', `${action}: ${detail}`, { cause: error })
+  return (
+    pgEngramError(error, action, detail ?? '') ??
+    new EngramError('DATABASE_ERROR', `${action}: ${detail}`, { cause: error })
+  )
 }

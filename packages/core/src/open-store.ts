@@ -1,5 +1,6 @@
 import { type ConnectionOptions, connect } from './connection.ts'
 import { assertEngramDatabase } from './database-identity.ts'
+import { preparePostgres } from './dialects/postgres/migrations.ts'
 import type { StorageDriver } from './driver.ts'
 import { EngramError, toEngramError } from './errors.ts'
 import { migrate } from './migrator.ts'
@@ -63,15 +64,21 @@ export function openStoreWithDriver(
 
 async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<Store> {
   try {
-    await setConnectionPragmas(driver, settings)
-    // A server's database is named by its url, and its header cannot be marked (see the migrator).
-    if (!driver.capabilities.remote) await assertEngramDatabase(driver, settings.migrationsFolder)
-    await applyFilePragmas(driver, settings)
-    await assertFts5(driver)
-    await migrate(driver, settings.migrationsFolder)
+    if (driver.dialect === 'postgres') await preparePostgres(driver, settings.migrationsFolder)
+    else await prepareSqlite(driver, settings)
   } catch (error) {
     await driver.close().catch(() => undefined)
     throw toEngramError(error, 'Opening the store')
   }
   return new Store(new StoreContext(driver, settings.retry, settings.busyTimeout))
+}
+
+/** Applies the pragmas, checks the file is ours and has FTS5, and runs pending migrations. */
+async function prepareSqlite(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
+  await setConnectionPragmas(driver, settings)
+  // A server's database is named by its url, and its header cannot be marked (see the migrator).
+  if (!driver.capabilities.remote) await assertEngramDatabase(driver, settings.migrationsFolder)
+  await applyFilePragmas(driver, settings)
+  await assertFts5(driver)
+  await migrate(driver, settings.migrationsFolder)
 }

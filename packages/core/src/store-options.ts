@@ -5,7 +5,7 @@ import { parse, wholeNumber } from './validation.ts'
 
 const JOURNAL_MODES = ['WAL', 'DELETE', 'TRUNCATE', 'PERSIST', 'MEMORY', 'OFF'] as const
 const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const
-const DRIVERS = ['better-sqlite3', 'libsql'] as const
+const DRIVERS = ['better-sqlite3', 'libsql', 'pg', 'pglite'] as const
 
 export interface StoreOptions extends ConnectionOptions {
   /** How long SQLite itself waits for a lock before the store's own retries start (ms, default 1000). */
@@ -32,6 +32,12 @@ const settingsSchema = z.object({
   authToken: z.string().optional(),
   syncUrl: z.string().optional(),
   syncIntervalSeconds: z.number().positive().optional(),
+  poolSize: wholeNumber(1).optional(),
+  statementTimeoutMs: wholeNumber(1).optional(),
+  schema: z
+    .string({ error: 'must be a schema name' })
+    .regex(/^[A-Za-z_][A-Za-z0-9_$]{0,62}$/, 'must be a schema name: letters, digits, _ and $, at most 63')
+    .optional(),
   busyTimeout: wholeNumber(0).default(1000),
   journalMode: upperChoice(JOURNAL_MODES).default('WAL'),
   synchronous: upperChoice(SYNCHRONOUS).default('NORMAL'),

@@ -17,10 +17,11 @@ export function tempDbPath(dir: string): string {
   return join(dir, `store-${process.pid}-${counter}.db`)
 }
 
-const ALL_DRIVERS: DriverName[] = ['better-sqlite3', 'libsql']
+/** The SQLite drivers; the PostgreSQL ones have test files of their own (they need a server or PGlite). */
+const ALL_DRIVERS = ['better-sqlite3', 'libsql'] as const satisfies DriverName[]
 
 /** The drivers a conformance suite runs on: all, or those named in ENGRAM_TEST_DRIVERS (comma-separated). */
-export function driversUnderTest(): DriverName[] {
+export function driversUnderTest(): (typeof ALL_DRIVERS)[number][] {
   const filter = process.env.ENGRAM_TEST_DRIVERS?.split(',')
     .map((s) => s.trim())
     .filter(Boolean)

@@ -109,7 +109,10 @@ describe('openStore', () => {
       [{ journalMode: 'WAL; DROP TABLE sessions' as never }, /journalMode must be one of WAL/],
       [{ synchronous: 'sometimes' as never }, /synchronous must be one of/],
       [{ retry: { attempts: 0 } }, /retry.attempts/],
-      [{ driver: 'sqlite3' as never }, /driver must be one of better-sqlite3, libsql \(got "sqlite3"\)/],
+      [
+        { driver: 'sqlite3' as never },
+        /driver must be one of better-sqlite3, libsql, pg, pglite \(got "sqlite3"\)/,
+      ],
       [{ busyTimeout: Number.NaN }, /busyTimeout/],
     ]
     for (const [options, message] of cases) {

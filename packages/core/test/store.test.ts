@@ -3,14 +3,17 @@ import LibsqlDatabase from 'libsql'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { libsqlDriver } from '../src/drivers/libsql.ts'
 import { type SyncConnection, syncSqliteDriver } from '../src/drivers/sync-sqlite.ts'
-import type { DriverName, StorageDriver } from '../src/index.ts'
+import type { StorageDriver } from '../src/index.ts'
 import { storeContract } from '../src/testing/index.ts'
 import { driversUnderTest } from './helpers.ts'
 
 const LOCAL = { localFile: true, remote: false }
 
 /** Our drivers as the contract opens them; read-only through each client's own read-only open. */
-const factories: Record<DriverName, (path: string, options: { readOnly: boolean }) => StorageDriver> = {
+const factories: Record<
+  ReturnType<typeof driversUnderTest>[number],
+  (path: string, options: { readOnly: boolean }) => StorageDriver
+> = {
   'better-sqlite3': (path, { readOnly }) =>
     readOnly
       ? syncSqliteDriver(

@@ -74,7 +74,9 @@ export const ConfigFileSchema = z
             fts_enabled: z.literal(true, {
               error: 'true: Engram always indexes messages for search, false is not supported',
             }),
-            driver: z.enum(['better-sqlite3', 'libsql'], { error: 'one of better-sqlite3, libsql' }),
+            driver: z.enum(['better-sqlite3', 'libsql', 'pg', 'pglite'], {
+              error: 'one of better-sqlite3, libsql, pg, pglite',
+            }),
             auth_token: text('a libSQL/Turso auth token'),
             sync_url: text('the url of the primary of an embedded replica'),
             sync_interval_seconds: wholeNumber(1),

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { drizzleOver, type EngramDatabase } from '../database.ts'
-import type { QueryResult, Row, Statement, StorageDriver } from '../driver.ts'
+import type { Dialect, QueryResult, Row, Statement, StorageDriver } from '../driver.ts'
 import { EngramError, isBusyError, toEngramError } from '../errors.ts'
 
 export interface RetryPolicy {
@@ -42,6 +42,11 @@ export class StoreContext {
     private readonly busyTimeout: number,
   ) {
     this.db = drizzleOver(driver)
+  }
+
+  /** The SQL the database speaks (see StorageDriver.dialect). */
+  get dialect(): Dialect {
+    return this.driver.dialect ?? 'sqlite'
   }
 
   /** Runs one public operation; refused once close() has been called, awaited by close(). */

@@ -4,7 +4,8 @@ import { ALL_RANK_FEATURES, type Candidate, type RankFeatures, rankCandidates } 
 import { parseQueryDates } from '../search/time-words.ts'
 import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
-import { type HitRow, hitQuery, messageFilters, tieredRows } from './search-sql.ts'
+import { hitStatement, tieredRows } from './search-rows.ts'
+import { type HitRow, messageFilters } from './search-sql.ts'
 
 /** Matching messages fetched per day the query names. */
 const DATE_POOL = 20
@@ -52,7 +53,7 @@ async function matchingRows(
     const matching =
       terms.length > 0
         ? await ctx.read<HitRow>(
-            hitQuery('message', joinTerms(terms, 'OR'), scoped, DATE_POOL),
+            hitStatement(ctx, 'message', joinTerms(terms, 'OR'), scoped, DATE_POOL),
             'Searching messages',
           )
         : []
@@ -114,7 +115,7 @@ async function neighbourhood(
   const filters = messageFilters(options)
   const found = await ctx.read<DetailRow & Omit<HitRow, 'snippet' | 'excerpt' | 'score'>>(
     {
-      sql: `WITH c(id) AS (VALUES ${ids.map(() => '(?)').join(', ')}),
+      sql: `WITH c(id) AS (VALUES ${ids.map(() => '(CAST(? AS BIGINT))').join(', ')}),
         w AS MATERIALIZED (SELECT c.id,
           (SELECT max(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id < c.id) AS prev,
           (SELECT min(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id > c.id) AS next
@@ -171,7 +172,7 @@ async function firstRows(ctx: StoreContext, options: SearchOptions, limit: numbe
       sql: `SELECT t.session_id, t.id AS item_id, t.role, t.timestamp, s.source,
           substr(t.content, 1, ${NEIGHBOUR_SNIPPET_CHARS + 1}) AS content, 0 AS score
         FROM messages t JOIN sessions s ON s.id = t.session_id
-        WHERE 1 ${filters.where.map((where) => `AND ${where}`).join(' ')}
+        WHERE TRUE ${filters.where.map((where) => `AND ${where}`).join(' ')}
         ORDER BY t.timestamp, t.id LIMIT ?`,
       params: [...filters.params, limit],
     },

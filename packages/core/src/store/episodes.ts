@@ -76,7 +76,7 @@ export async function pruneEpisodes(ctx: StoreContext, options: PruneEpisodesOpt
             SELECT id FROM (
               SELECT id, row_number() OVER keep AS position, sum(token_count) OVER keep AS running_tokens
               FROM episodes WINDOW keep AS (ORDER BY ${KEEP_ORDER})
-            ) WHERE position > ? OR running_tokens > ?
+            ) ranked WHERE position > ? OR running_tokens > ?
           )`,
         params: [maxCount ?? Number.MAX_SAFE_INTEGER, maxTokens ?? Number.MAX_SAFE_INTEGER],
       },

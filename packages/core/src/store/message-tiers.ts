@@ -1,3 +1,4 @@
+import { pgTermCount } from '../dialects/postgres/search.ts'
 import { joinTerms, type SearchTerm } from '../search/query.ts'
 import type { StoreContext } from './context.ts'
 
@@ -19,10 +20,12 @@ export async function messageTiers(ctx: StoreContext, terms: readonly SearchTerm
   const common: SearchTerm[] = []
   for (const term of terms) {
     const [row] = await ctx.read<{ n: number }>(
-      {
-        sql: 'SELECT count(*) AS n FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)',
-        params: [term.fts, COMMON_TERM_MESSAGES],
-      },
+      ctx.dialect === 'postgres'
+        ? pgTermCount(term.fts, COMMON_TERM_MESSAGES)
+        : {
+            sql: 'SELECT count(*) AS n FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)',
+            params: [term.fts, COMMON_TERM_MESSAGES],
+          },
       'Searching messages',
     )
     ;((row?.n ?? 0) < COMMON_TERM_MESSAGES ? rare : common).push(term)

@@ -1,13 +1,12 @@
 /**
- * The SQL pieces every search path shares (keyword search, conversation search, the benchmark): the
- * filters of SearchOptions, the ranked hit query, keyset paging and the tiers of a multi-word search.
+ * The SQL pieces every search path shares (keyword search, conversation search, the PostgreSQL dialect, the
+ * benchmark): the filters of SearchOptions, the ranked hit query and keyset paging. A leaf: it imports no
+ * store module.
  */
 import type { SqlValue, Statement } from '../driver.ts'
-import { joinTerms, type SearchTerm } from '../search/query.ts'
+
 import { EXCERPT_CHARS } from '../search/snippet.ts'
 import type { Role, SearchOptions } from '../types.ts'
-import type { StoreContext } from './context.ts'
-import { messageTiers } from './message-tiers.ts'
 
 export interface HitRow {
   session_id: string
@@ -25,7 +24,7 @@ export interface HitRow {
 const asList = <T>(value: T | T[] | undefined): T[] | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? value : [value]
 
-class Filters {
+export class Filters {
   readonly where: string[] = []
   readonly params: SqlValue[] = []
 
@@ -37,7 +36,7 @@ class Filters {
   addIn(column: string, values: readonly string[] | undefined, negate = false): void {
     if (values === undefined) return
     if (values.length === 0) {
-      if (!negate) this.where.push('0')
+      if (!negate) this.where.push('FALSE')
       return
     }
     this.add(`${column} ${negate ? 'NOT IN' : 'IN'} (${values.map(() => '?').join(', ')})`, ...values)
@@ -53,17 +52,18 @@ const LINEAGE_IDS = `WITH RECURSIVE
       SELECT id, user_id, 0 FROM sessions WHERE id = ?
       UNION ALL
       SELECT p.id, p.user_id, up.depth + 1 FROM up JOIN sessions child ON child.id = up.id
-        JOIN sessions p ON p.id = child.parent_session_id AND p.user_id IS up.user_id
+        JOIN sessions p ON p.id = child.parent_session_id AND p.user_id IS NOT DISTINCT FROM up.user_id
       WHERE up.depth < 10000),
     down(id, user_id, depth) AS (
       SELECT id, user_id, 0 FROM sessions WHERE id = ?
       UNION ALL
       SELECT c.id, c.user_id, down.depth + 1 FROM down
-        JOIN sessions c ON c.parent_session_id = down.id AND c.user_id IS down.user_id
+        JOIN sessions c ON c.parent_session_id = down.id AND c.user_id IS NOT DISTINCT FROM down.user_id
       WHERE down.depth < 10000)
   SELECT id FROM up UNION SELECT id FROM down`
 
-function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
+/** The filters every half of a search shares: session, lineage, user, source and time (`t` joined with `s`). */
+export function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
   const filters = new Filters()
   if (options.sessionId !== undefined) filters.add('t.session_id = ?', options.sessionId)
   const lineage = options.excludeLineageOf
@@ -123,36 +123,6 @@ export function hitQuery(
   }
 }
 
-/**
- * Matching message rows for a search: by tiers for relevance (see message-tiers.ts), the plain OR
- * otherwise; `take` rows per tier until `take` are found.
- */
-export async function tieredRows(
-  ctx: StoreContext,
-  terms: readonly SearchTerm[],
-  options: SearchOptions,
-  take: number,
-  after?: After,
-): Promise<HitRow[]> {
-  const match = joinTerms(terms, 'OR')
-  const tiers = (options.sort ?? 'relevance') === 'relevance' ? await messageTiers(ctx, terms) : [match]
-  const rows: HitRow[] = []
-  const seen = new Set<number>()
-  for (const tier of tiers) {
-    for (const row of await ctx.read<HitRow>(
-      hitQuery('message', tier, options, take, after),
-      'Searching messages',
-    )) {
-      if (!seen.has(row.item_id)) {
-        seen.add(row.item_id)
-        rows.push(row)
-      }
-    }
-    if (rows.length >= take) break
-  }
-  return rows
-}
-
 /** Where a keyset page starts: after this (timestamp, id) of episodes (phase 0) or messages (phase 1). */
 export interface After {
   phase: 0 | 1
@@ -160,10 +130,15 @@ export interface After {
   id: number
 }
 
-function keysetFilter(hit: 'message' | 'episode', time: string, order: 'newest' | 'oldest', after?: After) {
+export function keysetFilter(
+  hit: 'message' | 'episode',
+  time: string,
+  order: 'newest' | 'oldest',
+  after?: After,
+) {
   if (!after) return undefined
   const phase = hit === 'episode' ? 0 : 1
-  if (after.phase > phase) return { where: '0', params: [] }
+  if (after.phase > phase) return { where: 'FALSE', params: [] }
   if (after.phase < phase) return undefined
   return {
     where: `(${time}, t.id) ${order === 'newest' ? '<' : '>'} (?, ?)`,

@@ -12,7 +12,8 @@ import type { StoreContext } from './context.ts'
 import { conversationSearch } from './conversation-search.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { countEpisodeHits } from './episodes.ts'
-import { type After, type HitRow, hitQuery, tieredRows } from './search-sql.ts'
+import { hitStatement, tieredRows } from './search-rows.ts'
+import type { After, HitRow } from './search-sql.ts'
 
 /**
  * Search options with what only the evaluation harness sets: `ranking` turns single ranking techniques
@@ -57,7 +58,7 @@ async function findHits(
   const take = offset + limit
   const withEpisodes = options.includeEpisodes && options.role === undefined && terms.length > 0
   const episodeRows = withEpisodes
-    ? await ctx.read<HitRow>(hitQuery('episode', match, options, take, after), 'Searching episodes')
+    ? await ctx.read<HitRow>(hitStatement(ctx, 'episode', match, options, take, after), 'Searching episodes')
     : []
   const messageRows = question
     ? await conversationSearch(ctx, text, options, take, { ...ALL_RANK_FEATURES, ...options.ranking })

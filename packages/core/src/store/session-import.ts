@@ -1,5 +1,5 @@
 import type { Statement } from '../driver.ts'
-import { EngramError, sqliteCode } from '../errors.ts'
+import { EngramError, isConstraintError } from '../errors.ts'
 import { toIndexText } from '../search/cjk.ts'
 import type { ImportSessionInput, ImportSessionResult, MessageInput, Session } from '../types.ts'
 import { parse } from '../validation.ts'
@@ -103,7 +103,7 @@ export async function importSession(
     results = await ctx.write(statements, action)
   } catch (error) {
     // Written by someone else between the check and the write: theirs stands, as for any present session.
-    const raced = sqliteCode((error as EngramError).cause)?.startsWith('SQLITE_CONSTRAINT')
+    const raced = isConstraintError((error as EngramError).cause)
     const present = raced ? await getSession(ctx, id) : null
     if (present) return { created: false, session: present, messages: 0 }
     throw error

@@ -37,7 +37,7 @@ export async function resolveSession(
     params.push(source)
   }
   if (userId !== undefined) {
-    where.push('s.user_id IS ?')
+    where.push('s.user_id IS NOT DISTINCT FROM ?')
     params.push(userId)
   }
   const select = async (condition: string | null, extra: SqlValue[], limit: number) => {
@@ -61,7 +61,10 @@ export async function resolveSession(
   const [exact] = await select('s.id = ?', [reference], 1)
   if (exact) return exact
   // Two are enough to know a prefix is ambiguous; the error names them.
-  const matches = await select('s.id GLOB ?', [globPrefix(reference)], 2)
+  const matches =
+    ctx.dialect === 'postgres'
+      ? await select('starts_with(s.id, ?)', [reference], 2)
+      : await select('s.id GLOB ?', [globPrefix(reference)], 2)
   if (matches.length === 1) return matches[0] as Session
   if (matches.length === 0) {
     throw new EngramError(

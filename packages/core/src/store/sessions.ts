@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { and, desc, eq, getTableColumns, gte, isNull, lt, sql } from 'drizzle-orm'
 import { statementOf } from '../database.ts'
 import type { QueryResult } from '../driver.ts'
-import { EngramError, sqliteCode } from '../errors.ts'
+import { EngramError, isConstraintError } from '../errors.ts'
 import { sessions } from '../schema/sessions.ts'
 import type { ListSessionsOptions, NewSession, Page, Session } from '../types.ts'
 import { parse } from '../validation.ts'
@@ -40,7 +40,7 @@ export async function createSession(ctx: StoreContext, input: NewSession): Promi
           // A child belongs to its parent's user: a parent of another user is as good as missing.
           sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at)
             SELECT ?, ?, ?, ?, ?, ?, ?, ?
-            WHERE ? IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = ? AND user_id IS ?)`,
+            WHERE CAST(? AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = ? AND user_id IS NOT DISTINCT FROM ?)`,
           params: [
             id,
             session.source,
@@ -59,7 +59,7 @@ export async function createSession(ctx: StoreContext, input: NewSession): Promi
       'Creating a session',
     )
   } catch (error) {
-    if (sqliteCode((error as EngramError).cause)?.startsWith('SQLITE_CONSTRAINT')) {
+    if (isConstraintError((error as EngramError).cause)) {
       throw new EngramError(
         'SESSION_EXISTS',
         `A session with id ${JSON.stringify(id)} already exists. Omit id to get a new UUID.`,
@@ -89,7 +89,12 @@ export async function getSession(ctx: StoreContext, id: string): Promise<Session
 const rowid = sql<number>`${sessions}.rowid`
 
 // GLOB, not LIKE: case-sensitive like ids, and SQLite turns a literal prefix into a range on the primary key.
+// PostgreSQL has no GLOB; starts_with compares the text as it is.
 export const globPrefix = (prefix: string) => `${prefix.replace(/[*?[]/g, '[$&]')}*`
+const idStartsWith = (ctx: StoreContext, prefix: string) =>
+  ctx.dialect === 'postgres'
+    ? sql`starts_with(${sessions.id}, ${prefix})`
+    : sql`${sessions.id} GLOB ${globPrefix(prefix)}`
 
 export async function listSessions(
   ctx: StoreContext,
@@ -111,7 +116,7 @@ export async function listSessions(
         and(
           source === undefined ? undefined : eq(sessions.source, source),
           userId === undefined ? undefined : eq(sessions.userId, userId),
-          idPrefix === undefined ? undefined : sql`${sessions.id} GLOB ${globPrefix(idPrefix)}`,
+          idPrefix === undefined ? undefined : idStartsWith(ctx, idPrefix),
           startedAfter === undefined ? undefined : gte(sessions.startedAt, startedAfter),
           startedBefore === undefined ? undefined : lt(sessions.startedAt, startedBefore),
           after === undefined
@@ -157,7 +162,7 @@ export async function getLineage(ctx: StoreContext, id: string): Promise<Session
           SELECT id, user_id, 0 FROM sessions WHERE id = ?
           UNION ALL
           SELECT p.id, p.user_id, c.depth + 1 FROM chain c JOIN sessions child ON child.id = c.id
-            JOIN sessions p ON p.id = child.parent_session_id AND p.user_id IS c.user_id
+            JOIN sessions p ON p.id = child.parent_session_id AND p.user_id IS NOT DISTINCT FROM c.user_id
           WHERE c.depth < 10000
         )
         ${SESSION_SELECT} JOIN chain ON chain.id = s.id ORDER BY chain.depth DESC`,
@@ -175,7 +180,7 @@ export async function resolveTip(ctx: StoreContext, id: string): Promise<string>
       sql: `WITH RECURSIVE tip(id, user_id, depth) AS (
           SELECT id, user_id, 0 FROM sessions WHERE id = ?
           UNION ALL
-          SELECT (SELECT c.id FROM sessions c WHERE c.parent_session_id = tip.id AND c.user_id IS tip.user_id
+          SELECT (SELECT c.id FROM sessions c WHERE c.parent_session_id = tip.id AND c.user_id IS NOT DISTINCT FROM tip.user_id
               ORDER BY c.started_at DESC, c.rowid DESC LIMIT 1), user_id, depth + 1
           FROM tip WHERE tip.id IS NOT NULL AND depth < 10000
         )

@@ -49,12 +49,13 @@ export function usageStatements(sessionId: string, input: UsageRecord): Statemen
 const usageGroup = {
   purpose: modelCalls.purpose,
   model: modelCalls.model,
-  calls: sum(modelCalls.calls).mapWith(Number),
-  inputTokens: sum(modelCalls.inputTokens).mapWith(Number),
-  outputTokens: sum(modelCalls.outputTokens).mapWith(Number),
-  cacheReadTokens: sum(modelCalls.cacheReadTokens).mapWith(Number),
-  cacheWriteTokens: sum(modelCalls.cacheWriteTokens).mapWith(Number),
-  costUsd: sum(modelCalls.costUsd).mapWith(Number),
+  // Aliased: PostgreSQL names every sum column "sum", and rows reach drizzle keyed by column name.
+  calls: sum(modelCalls.calls).mapWith(Number).as('calls'),
+  inputTokens: sum(modelCalls.inputTokens).mapWith(Number).as('input_tokens'),
+  outputTokens: sum(modelCalls.outputTokens).mapWith(Number).as('output_tokens'),
+  cacheReadTokens: sum(modelCalls.cacheReadTokens).mapWith(Number).as('cache_read_tokens'),
+  cacheWriteTokens: sum(modelCalls.cacheWriteTokens).mapWith(Number).as('cache_write_tokens'),
+  costUsd: sum(modelCalls.costUsd).mapWith(Number).as('cost_usd'),
 }
 
 const emptyTotals = (): UsageTotals => ({
@@ -104,8 +105,11 @@ export async function readUsage(ctx: StoreContext, sessionId?: string): Promise<
   return report
 }
 
-/** The UTC day of a call: created_at is in milliseconds. */
-const callDay: SQL<string> = sql<string>`strftime('%Y-%m-%d', ${modelCalls.createdAt} / 1000, 'unixepoch')`
+/** The UTC day of a call, `YYYY-MM-DD`, in the store's dialect: created_at is in milliseconds. */
+const callDay = (ctx: StoreContext): SQL<string> =>
+  ctx.dialect === 'postgres'
+    ? sql<string>`to_char(to_timestamp(${modelCalls.createdAt} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`
+    : sql<string>`strftime('%Y-%m-%d', ${modelCalls.createdAt} / 1000, 'unixepoch')`
 
 /**
  * Model calls summed by UTC day and purpose, oldest day first: what a cost chart draws. One grouped read;
@@ -117,15 +121,16 @@ export async function readDailyUsage(
 ): Promise<DailyUsage[]> {
   const action = 'Reading usage by day'
   const { sessionId, since, until } = parse(args.dailyUsage, options, action)
+  const day = callDay(ctx)
   return ctx.query(action, (db) =>
     db
       .select({
-        day: callDay,
+        day: day.as('day'),
         purpose: modelCalls.purpose,
-        calls: sum(modelCalls.calls).mapWith(Number),
-        inputTokens: sum(modelCalls.inputTokens).mapWith(Number),
-        outputTokens: sum(modelCalls.outputTokens).mapWith(Number),
-        costUsd: sum(modelCalls.costUsd).mapWith(Number),
+        calls: usageGroup.calls,
+        inputTokens: usageGroup.inputTokens,
+        outputTokens: usageGroup.outputTokens,
+        costUsd: usageGroup.costUsd,
       })
       .from(modelCalls)
       .where(
@@ -135,8 +140,8 @@ export async function readDailyUsage(
           until === undefined ? undefined : lt(modelCalls.createdAt, until),
         ),
       )
-      .groupBy(callDay, modelCalls.purpose)
-      .orderBy(callDay, modelCalls.purpose),
+      .groupBy(day, modelCalls.purpose)
+      .orderBy(day, modelCalls.purpose),
   )
 }
 

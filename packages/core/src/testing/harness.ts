@@ -4,23 +4,46 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect } from 'vitest'
-import type { StorageDriver } from '../driver.ts'
+import type { SqlValue, StorageDriver } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { openStoreWithDriver } from '../open-store.ts'
 import type { Store } from '../store/store.ts'
 
 type StoreSettings = Parameters<typeof openStoreWithDriver>[1]
 
-/** How the store contract opens a driver: on a local SQLite file, created if missing. */
+/**
+ * How the store contract opens a driver: on a local SQLite file, created if missing. A server's driver
+ * maps each path to a database of its own (a schema named after the path, say).
+ */
 export type DriverFactory = (
   path: string,
   options: { readOnly: boolean },
 ) => StorageDriver | Promise<StorageDriver>
 
+/**
+ * What a database under the contract can do that another cannot. A test that needs a capability the
+ * database lacks is reported as skipped under its name, never dropped.
+ */
+export interface ContractCapabilities {
+  /**
+   * The database is an SQLite file: the suites open it with better-sqlite3 to inspect, damage or lock it
+   * (migration history, FTS5 triggers, corrupt pages, another process's write lock, file handles).
+   */
+  sqliteFile: boolean
+  /** Text keeps the NUL character (PostgreSQL's text type cannot hold it; such a write is refused). */
+  nulInText: boolean
+  /** English words are stemmed and diacritics folded (FTS5 porter unicode61; PostgreSQL `simple` does neither). */
+  stemming: boolean
+}
+
+/** SQLite's capabilities: all of them. */
+export const SQLITE_CAPABILITIES: ContractCapabilities = { sqliteFile: true, nulInText: true, stemming: true }
+
 /** What each suite of the contract gets: a temp folder, and stores opened through the driver factory. */
 export interface Harness {
   /** The driver's name, for test titles. */
   name: string
+  capabilities: ContractCapabilities
   dir: string
   driver: DriverFactory
   /** A new database path in `dir`. */
@@ -29,21 +52,36 @@ export interface Harness {
   open(path?: string, settings?: StoreSettings): Promise<Store>
   /** Opens an existing file read-only through the factory. */
   openReadOnly(path: string): Promise<Store>
+  /** Runs one statement on the database at `path` behind the store's back, as another tool would. */
+  rawWrite(path: string, sql: string, params?: readonly SqlValue[]): Promise<void>
 }
 
-export function harness(name: string, driver: DriverFactory): Harness {
+export function harness(
+  name: string,
+  driver: DriverFactory,
+  capabilities: ContractCapabilities = SQLITE_CAPABILITIES,
+): Harness {
   const dir = mkdtempSync(join(tmpdir(), `engram-contract-${name.replace(/\W+/g, '-')}-`))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   let counter = 0
   const path = () => join(dir, `store-${process.pid}-${++counter}.db`)
   return {
     name,
+    capabilities,
     dir,
     driver,
     path,
     open: async (file = path(), settings = {}) =>
       openStoreWithDriver(await driver(file, { readOnly: false }), settings),
     openReadOnly: async (file) => openStoreWithDriver(await driver(file, { readOnly: true })),
+    rawWrite: async (file, sql, params = []) => {
+      const raw = await driver(file, { readOnly: false })
+      try {
+        await raw.execute({ sql, params })
+      } finally {
+        await raw.close()
+      }
+    },
   }
 }
 

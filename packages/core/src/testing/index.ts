@@ -9,20 +9,36 @@
  * `better-sqlite3` (optional peer dependencies of @engram/core).
  */
 import { describe } from 'vitest'
-import { type DriverFactory, harness } from './harness.ts'
+import { type ContractCapabilities, type DriverFactory, harness, SQLITE_CAPABILITIES } from './harness.ts'
 import { reliabilitySuite } from './reliability.suite.ts'
 import { searchSuite } from './search.suite.ts'
 import { storeSuite } from './store.suite.ts'
 import { viewsSuite } from './views.suite.ts'
 
-export type { DriverFactory } from './harness.ts'
+export type { ContractCapabilities, DriverFactory } from './harness.ts'
 
-/** Registers the whole store contract (store, search, reliability, views) for the driver `driver` makes. */
-export function storeContract(name: string, driver: DriverFactory): void {
+/** What PostgreSQL cannot do that the contract tests on SQLite (see ContractCapabilities). */
+export const POSTGRES_CAPABILITIES: Partial<ContractCapabilities> = {
+  sqliteFile: false,
+  nulInText: false,
+  stemming: false,
+}
+
+/**
+ * Registers the whole store contract (store, search, reliability, views) for the driver `driver` makes. Name
+ * what the database cannot do in `capabilities` (default: SQLite's, all of them); the tests that need it
+ * are reported as skipped.
+ */
+export function storeContract(
+  name: string,
+  driver: DriverFactory,
+  capabilities: Partial<ContractCapabilities> = {},
+): void {
+  const can = { ...SQLITE_CAPABILITIES, ...capabilities }
   describe(`store contract on ${name}`, () => {
-    describe('store', () => storeSuite(harness(name, driver)))
-    describe('search', () => searchSuite(harness(name, driver)))
-    describe('reliability', () => reliabilitySuite(harness(name, driver)))
-    describe('views', () => viewsSuite(harness(name, driver)))
+    describe('store', () => storeSuite(harness(name, driver, can)))
+    describe('search', () => searchSuite(harness(name, driver, can)))
+    describe('reliability', () => reliabilitySuite(harness(name, driver, can)))
+    describe('views', () => viewsSuite(harness(name, driver, can)))
   })
 }

@@ -24,8 +24,9 @@ const toolCall = (id: string, name: string, args: object): ToolCall => ({
 export function storeSuite(h: Harness): void {
   const { dir, name: driver, open } = h
   const raw = (path: string) => new Database(path)
+  const file = !h.capabilities.sqliteFile
 
-  describe('migrations', () => {
+  describe.skipIf(file)('migrations (sqliteFile)', () => {
     it('migrates a fresh database and creates the FTS triggers', async () => {
       const path = h.path()
       const store = await open(path)
@@ -764,13 +765,16 @@ export function storeSuite(h: Harness): void {
   })
 
   describe('opening', () => {
-    it('refuses a file that is not a database and leaves it as it was', async () => {
-      const garbage = join(dir, `garbage-${driver}.db`)
-      writeFileSync(garbage, Buffer.alloc(8192, 'this is not sqlite '))
-      const error = await expectCode(open(garbage), 'NOT_A_DATABASE')
-      expect(error.message).toMatch(/not an SQLite database/)
-      expect(readFileSync(garbage).subarray(0, 19).toString()).toBe('this is not sqlite ')
-    })
+    it.skipIf(file)(
+      'refuses a file that is not a database and leaves it as it was (sqliteFile)',
+      async () => {
+        const garbage = join(dir, `garbage-${driver}.db`)
+        writeFileSync(garbage, Buffer.alloc(8192, 'this is not sqlite '))
+        const error = await expectCode(open(garbage), 'NOT_A_DATABASE')
+        expect(error.message).toMatch(/not an SQLite database/)
+        expect(readFileSync(garbage).subarray(0, 19).toString()).toBe('this is not sqlite ')
+      },
+    )
 
     it('fails clearly once closed', async () => {
       const store = await open()
@@ -780,7 +784,7 @@ export function storeSuite(h: Harness): void {
   })
 
   describe('maintenance', () => {
-    it('finds a damaged search index and repairs it by rebuilding', async () => {
+    it.skipIf(file)('finds a damaged search index and repairs it by rebuilding (sqliteFile)', async () => {
       const path = h.path()
       const store = await open(path)
       const s = await store.createSession({ source: 'cli' })
@@ -846,7 +850,7 @@ export function storeSuite(h: Harness): void {
     })
   })
 
-  describe('databases that are not ours', () => {
+  describe.skipIf(file)('databases that are not ours (sqliteFile)', () => {
     const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex')
     const applicationId = (path: string) => {
       const db = raw(path)
@@ -932,8 +936,27 @@ export function storeSuite(h: Harness): void {
         maxLength: 300,
       })
       .filter((t) => !/[\uD800-\uDFFF]/u.test(t))
+      .map((t) => (h.capabilities.nulInText ? t : t.replaceAll('\0', '')))
 
-    it('keeps ids, prompts, titles, content and summaries byte for byte, NULs included', async () => {
+    it.skipIf(h.capabilities.nulInText)(
+      'refuses a NUL it cannot keep, naming it, and writes nothing (nulInText)',
+      async () => {
+        const store = await open()
+        try {
+          const s = await store.createSession({ source: 'cli' })
+          const error = await expectCode(
+            store.appendMessage(s.id, { role: 'user', content: 'a\0b' }),
+            'INVALID_ARGUMENT',
+          )
+          expect(error.message).toMatch(/NUL/)
+          expect(await store.getMessages(s.id)).toEqual([])
+        } finally {
+          await store.close()
+        }
+      },
+    )
+
+    it('keeps ids, prompts, titles, content and summaries byte for byte, NULs included where the database keeps them', async () => {
       const store = await open()
       let n = 0
       try {
@@ -952,9 +975,10 @@ export function storeSuite(h: Harness): void {
             })
             expect((await store.listSessions({ userId })).map((s) => s.id)).toContain(id)
             await store.appendMessage(id, { role: 'user', content: a })
-            await store.setSystemPrompt(id, `${c}\0${a}`)
+            const prompt = `${c}${h.capabilities.nulInText ? '\0' : '|'}${a}`
+            await store.setSystemPrompt(id, prompt)
             expect((await store.getMessages(id)).map((m) => m.content)).toEqual([a])
-            expect((await store.getSession(id))?.systemPrompt).toBe(`${c}\0${a}`)
+            expect((await store.getSession(id))?.systemPrompt).toBe(prompt)
             const episode = await store.addEpisode({ sessionId: id, summary: `e${b}`, content: a })
             expect(episode).toMatchObject({ sessionId: id, summary: `e${b}`, content: a })
             expect((await store.getEpisodes(id)).map((e) => [e.summary, e.content])).toEqual([[`e${b}`, a]])
@@ -968,7 +992,7 @@ export function storeSuite(h: Harness): void {
     })
   })
 
-  describe('after a busy error', () => {
+  describe.skipIf(file)('after a busy error (sqliteFile)', () => {
     it('every store operation works once another process has released its write lock', async () => {
       const path = h.path()
       const store = await open(path, { busyTimeout: 50, retry: { attempts: 1 } })
@@ -1032,8 +1056,8 @@ export function storeSuite(h: Harness): void {
         }
       }).length
 
-    it.skipIf(!existsSync('/proc/self/fd'))(
-      'releases every file handle and removes the -wal and -shm files, 50 times over',
+    it.skipIf(file || !existsSync('/proc/self/fd'))(
+      'releases every file handle and removes the -wal and -shm files, 50 times over (sqliteFile)',
       async () => {
         const path = h.path()
         await (await open(path)).close()

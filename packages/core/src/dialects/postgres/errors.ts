@@ -1,0 +1,79 @@
+import { EngramError } from '../../errors.ts'
+
+/** The SQLSTATE of a PostgreSQL error (`40001`, `23505`, ...), or a Node socket error code. */
+export function pgCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && !code.startsWith('SQLITE_') ? code : undefined
+}
+
+const SOCKET_ERRORS = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'])
+
+/**
+ * Errors after which the same transaction can simply run again: a serialization failure or deadlock
+ * (rolled back by the server), or a connection lost or refused before the transaction committed (the
+ * driver turns a connection lost during COMMIT into one of these only when the server says it did not
+ * commit). A server restarting refuses connections for a moment (57P03) or ends them (57P01).
+ */
+export function isTransientPgError(error: unknown): boolean {
+  const code = pgCode(error)
+  if (code === undefined) return /Connection terminated|connection not open/i.test(String(error))
+  return (
+    code === '40001' ||
+    code === '40P01' ||
+    code.startsWith('08') ||
+    code === '57P01' ||
+    code === '57P02' ||
+    code === '57P03' ||
+    SOCKET_ERRORS.has(code)
+  )
+}
+
+/** A PostgreSQL or connection error as an EngramError naming the cause and the fix; undefined if unknown. */
+export function pgEngramError(error: unknown, action: string, detail: string): EngramError | undefined {
+  const code = pgCode(error)
+  if (code === undefined) return undefined
+  const because = { cause: error }
+  if (code === '28P01' || code === '28000')
+    return new EngramError(
+      'DATABASE_AUTH',
+      `${action}: PostgreSQL refused the login (${detail}). Check the user and password in the url (postgres://user:password@host/db) and the server's pg_hba.conf.`,
+      because,
+    )
+  if (code === '3D000')
+    return new EngramError(
+      'DATABASE_MISSING',
+      `${action}: the database does not exist (${detail}). Create it first (createdb NAME, or CREATE DATABASE in psql), or fix its name in the url.`,
+      because,
+    )
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT')
+    return new EngramError(
+      'DATABASE_UNREACHABLE',
+      `${action}: no PostgreSQL server answered (${detail}). Check the host and port in the url, that the server runs, and that the network lets you reach it.`,
+      because,
+    )
+  if (code === '25006')
+    return new EngramError(
+      'DATABASE_READONLY',
+      `${action}: the connection is read-only (${detail}). Open the store without readonly, or connect to the primary.`,
+      because,
+    )
+  if (code === '22021' || code === '22P05')
+    return new EngramError(
+      'INVALID_ARGUMENT',
+      `${action}: PostgreSQL text cannot hold this character (${detail}); NUL (\\0) is the usual one. Remove it, or use the SQLite store, which keeps it.`,
+      because,
+    )
+  if (code === '57014')
+    return new EngramError(
+      'DATABASE_BUSY',
+      `${action}: the statement ran past the statement timeout (${detail}). Raise statementTimeoutMs, or find what holds the rows locked.`,
+      because,
+    )
+  if (isTransientPgError(error))
+    return new EngramError(
+      'DATABASE_BUSY',
+      `${action}: the transaction could not complete after every retry (${detail}). Check the server and the connection to it.`,
+      because,
+    )
+  return undefined
+}

@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { readMigrationFiles } from 'drizzle-orm/migrator'
+import type { StorageDriver } from '../../driver.ts'
+import { EngramError } from '../../errors.ts'
+import { MIGRATIONS_TABLE, migrate } from '../../migrator.ts'
+import { pgCode } from './errors.ts'
+
+/**
+ * The PostgreSQL migrations shipped with this package: `dist/drizzle-pg/` next to the built code, or,
+ * running from source in this repository, the top-level `drizzle-pg/` folder drizzle-kit writes.
+ */
+const DEFAULT_PG_MIGRATIONS_FOLDER = ['./drizzle-pg', '../../../../../drizzle-pg']
+  .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
+  .find((folder) => existsSync(join(folder, 'meta', '_journal.json'))) as string
+
+const foreign = (cause: string) =>
+  new EngramError(
+    'FOREIGN_DATABASE',
+    `Opening the store: the schema is not an Engram schema (${cause}). It was left untouched. Pass another schema (schema option), or an empty database.`,
+  )
+
+/** Creates the connection's schema when it is missing (its search_path names exactly one schema). */
+async function ensureSchema(driver: StorageDriver): Promise<void> {
+  const { rows } = await driver.execute<{ current: string | null }>({
+    sql: 'SELECT current_schema() AS current',
+  })
+  if (rows[0]?.current) return
+  await driver.execute({
+    sql: "DO $$ BEGIN EXECUTE 'CREATE SCHEMA IF NOT EXISTS ' || current_setting('search_path'); END $$",
+  })
+}
+
+/**
+ * Refuses a schema holding tables another application made (reads only; see assertEngramDatabase).
+ * Returns whether its history holds exactly our migrations, so a read-only connection need not migrate.
+ */
+async function assertEngramSchema(driver: StorageDriver, migrationsFolder: string): Promise<boolean> {
+  const { rows } = await driver.execute<{ name: string }>({
+    sql: 'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1',
+  })
+  const names = rows.map((r) => r.name)
+  const others = names.filter((n) => n !== MIGRATIONS_TABLE)
+  const history = names.includes(MIGRATIONS_TABLE)
+    ? (await driver.execute<{ hash: string }>({ sql: `SELECT hash FROM "${MIGRATIONS_TABLE}"` })).rows
+    : []
+  if (others.length === 0 && history.length === 0) return false
+  const ours = new Set(readMigrationFiles({ migrationsFolder }).map((m) => m.hash))
+  if (history.some((row) => ours.has(row.hash)))
+    return history.length === ours.size && history.every((row) => ours.has(row.hash))
+  throw foreign(
+    history.length > 0
+      ? `its ${MIGRATIONS_TABLE} history holds none of Engram's migrations`
+      : `it holds tables Engram did not create (${others.slice(0, 5).join(', ')}) and no Engram migration history`,
+  )
+}
+
+/** A catalog entry another connection created between our check and our CREATE (duplicate type, table, schema, key). */
+const CREATED_MEANWHILE = new Set(['42710', '42P07', '42P06', '23505'])
+const OPEN_ATTEMPTS = 5
+
+/**
+ * Opens a PostgreSQL store's schema: creates it if missing, checks it is ours, applies pending migrations.
+ * Several processes opening a new schema at once race on its `CREATE ... IF NOT EXISTS`; the losers start
+ * over and find the winner's work done.
+ */
+export async function preparePostgres(
+  driver: StorageDriver,
+  migrationsFolder = DEFAULT_PG_MIGRATIONS_FOLDER,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ensureSchema(driver)
+      if (!(await assertEngramSchema(driver, migrationsFolder))) await migrate(driver, migrationsFolder)
+      return
+    } catch (error) {
+      const raced = CREATED_MEANWHILE.has(pgCode((error as Error).cause ?? error) ?? '')
+      if (!raced || attempt >= OPEN_ATTEMPTS) throw error
+      await sleep(20 + Math.random() * 100)
+    }
+  }
+}

@@ -1,0 +1,29 @@
+import { sql } from 'drizzle-orm'
+import { bigint, customType } from 'drizzle-orm/pg-core'
+
+/** Milliseconds since the epoch and counters: past 2^31, read back as JavaScript numbers. */
+export const int = (name: string) => bigint(name, { mode: 'number' })
+
+/** A row id: an identity column, so ids are assigned in insertion order as SQLite's rowid is. */
+export const rowId = (name: string) => int(name).primaryKey().generatedByDefaultAsIdentity()
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
+
+/**
+ * Characters of a row the search vector holds: a tsvector is at most 1 MB, which a row of a few hundred
+ * thousand distinct words would pass (and the write would fail). SQLite's FTS5 indexes the whole row.
+ */
+const INDEXED_CHARS = 262_144
+
+/**
+ * The search vector of a row: its index text (the JavaScript CJK split) or its plain text, as `simple`
+ * lexemes (no stemming, no stop-words, so a one-character Chinese word is a lexeme of its own). The split's
+ * U+200B marks become spaces first: whether the parser reads U+200B as a separator depends on the
+ * server's C library (glibc does, PGlite's does not). Kept by PostgreSQL itself, so every writer agrees.
+ */
+export const searchVector = (text: string) =>
+  tsvector('search_vector').generatedAlwaysAs(
+    sql.raw(
+      `to_tsvector('simple'::regconfig, replace(left(coalesce(search_text, ${text}, ''), ${INDEXED_CHARS}), chr(8203), ' '))`,
+    ),
+  )

@@ -1,0 +1,5 @@
+/** The PostgreSQL dialect's tables (drizzle pg-core): the same logical tables as `@engram/core/schema`. */
+export { episodes } from './episodes.ts'
+export { messages } from './messages.ts'
+export { modelCalls } from './model-calls.ts'
+export { sessions } from './sessions.ts'

@@ -1,0 +1,110 @@
+import type { SqlValue, Statement } from '../../driver.ts'
+import { EXCERPT_CHARS } from '../../search/snippet.ts'
+import { type After, keysetFilter, sessionFilters } from '../../store/search-sql.ts'
+import type { SearchOptions } from '../../types.ts'
+
+/**
+ * Search on PostgreSQL: the same sanitised terms as on SQLite (query.ts writes each as a double-quoted
+ * FTS5 string, `"…" *` for a prefix, joined by one of OR / AND), matched against the rows' `simple`
+ * tsvectors through their GIN index and ranked by ts_rank_cd. A term becomes a tsquery through
+ * PostgreSQL's own parser (phraseto_tsquery), the parser that made the vectors, so both split a term the
+ * same way; the term's text is a bound parameter, so no user text is read as tsquery syntax.
+ */
+
+interface Term {
+  text: string
+  prefix: boolean
+}
+
+/** The quoted terms and their operator of an expression the sanitiser wrote (see joinTerms). */
+function readMatch(match: string): { terms: Term[]; operator: 'OR' | 'AND' } {
+  const terms: Term[] = []
+  let operator: 'OR' | 'AND' = 'OR'
+  let i = 0
+  while (i < match.length) {
+    const open = match.indexOf('"', i)
+    if (open < 0) break
+    if (/\bAND\b/.test(match.slice(i, open))) operator = 'AND'
+    // the string up to its closing quote, with "" read as one quote
+    let end = open + 1
+    let body = ''
+    while (end < match.length) {
+      if (match[end] === '"' && match[end + 1] === '"') {
+        body += '"'
+        end += 2
+      } else if (match[end] === '"') break
+      else body += match[end++]
+    }
+    const prefix = match.slice(end + 1, end + 3) === ' *'
+    terms.push({ text: body, prefix })
+    i = end + (prefix ? 3 : 1)
+  }
+  return { terms, operator }
+}
+
+// A prefix term: its words as quoted tsquery lexemes, the last one a prefix (`deploy*` → 'deploy':*).
+const prefixQuery = (text: string) =>
+  text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => `'${word.replace(/['\\]/g, '\\$&')}'`)
+    .join(' <-> ')
+    .concat(':*')
+
+/** The tsquery of an expression, as SQL over bound parameters. */
+function tsquery(match: string): { sql: string; params: SqlValue[] } {
+  const { terms, operator } = readMatch(match)
+  if (terms.length === 0) return { sql: "''::tsquery", params: [] }
+  return {
+    sql: `(${terms
+      .map((t) => (t.prefix ? "to_tsquery('simple', ?)" : "phraseto_tsquery('simple', ?)"))
+      .join(operator === 'AND' ? ' && ' : ' || ')})`,
+    params: terms.map((t) => (t.prefix ? prefixQuery(t.text) : t.text)),
+  }
+}
+
+const ORDER = {
+  relevance: 'score DESC, item_id DESC',
+  newest: 'timestamp DESC, item_id DESC',
+  oldest: 'timestamp ASC, item_id ASC',
+} as const
+
+/** One half of a search (messages or episodes) on PostgreSQL, in the row shape of SQLite's hitQuery. */
+export function pgHitQuery(
+  kind: 'message' | 'episode',
+  match: string,
+  options: SearchOptions,
+  take: number,
+  after?: After,
+): Statement {
+  const table = kind === 'message' ? 'messages' : 'episodes'
+  const time = kind === 'message' ? 't.timestamp' : 't.created_at'
+  const filters = sessionFilters(options, time)
+  if (kind === 'message') {
+    const role = options.role
+    filters.addIn('t.role', role === undefined ? undefined : Array.isArray(role) ? role : [role])
+  }
+  const sort = options.sort ?? 'relevance'
+  const keyset = sort === 'relevance' ? undefined : keysetFilter(kind, time, sort, after)
+  if (keyset) filters.add(keyset.where, ...keyset.params)
+  const query = tsquery(match)
+  const text = kind === 'message' ? 't.content' : 't.summary'
+  return {
+    sql: `SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role, ${time} AS timestamp,
+        s.source, ts_rank_cd(t.search_vector, ${query.sql}) AS score, NULL AS snippet,
+        substr(coalesce(t.search_text, ${text}, ''), 1, ${EXCERPT_CHARS}) AS excerpt
+      FROM ${table} t JOIN sessions s ON s.id = t.session_id
+      WHERE t.search_vector @@ ${query.sql} ${filters.where.map((w) => `AND ${w}`).join(' ')}
+      ORDER BY ${ORDER[sort]} LIMIT ?`,
+    params: [...query.params, ...query.params, ...filters.params, take],
+  }
+}
+
+/** Counts the messages holding a term, up to `cap` (the capped count message-tiers.ts splits terms by). */
+export function pgTermCount(fts: string, cap: number): Statement {
+  const query = tsquery(fts)
+  return {
+    sql: `SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE search_vector @@ ${query.sql} LIMIT ?) hits`,
+    params: [...query.params, cap],
+  }
+}

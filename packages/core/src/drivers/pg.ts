@@ -1,0 +1,130 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import pg from 'pg'
+import { isTransientPgError } from '../dialects/postgres/errors.ts'
+import { numberPlaceholders } from '../dialects/postgres/placeholders.ts'
+import { NUMBER_TYPE_OIDS, startupOptions } from '../dialects/postgres/types.ts'
+import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
+import { EngramError } from '../errors.ts'
+
+export interface PgDriverOptions {
+  /** `postgres://user:password@host:port/database?sslmode=require` (node-postgres reads sslmode). */
+  url: string
+  /** Connections in this process's pool (default 10). */
+  poolSize?: number
+  /** Server-side limit on one statement (ms); unlimited by default. */
+  statementTimeoutMs?: number
+  /** The schema the store's tables live in (default `public`); several apps can share one database. */
+  schema?: string
+  /** Every transaction is read-only: writes fail with DATABASE_READONLY. */
+  readonly?: boolean
+}
+
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    (NUMBER_TYPE_OIDS as readonly number[]).includes(oid)
+      ? Number
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+}
+
+const toValues = (params: Statement['params']) =>
+  (params ?? []).map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p))
+
+const toResult = <R>(result: pg.QueryResult): QueryResult<R> => ({
+  rows: result.rows as R[],
+  changes: result.rowCount ?? result.rows.length,
+})
+
+/** How long a driver keeps asking a restarting server how a lost COMMIT ended. */
+const OUTCOME_WAIT_MS = 30_000
+
+/**
+ * Whether a transaction whose COMMIT lost its connection committed, asked on a new connection until the
+ * server answers. A transaction the server never got the COMMIT of cannot commit later, so "in progress"
+ * counts as not committed.
+ */
+async function committed(pool: pg.Pool, xid: string, lost: unknown): Promise<boolean> {
+  const deadline = Date.now() + OUTCOME_WAIT_MS
+  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+    try {
+      const { rows } = await pool.query<{ status: string | null }>(
+        'SELECT pg_xact_status($1::xid8) AS status',
+        [xid],
+      )
+      return rows[0]?.status === 'committed'
+    } catch (error) {
+      if (!isTransientPgError(error) || Date.now() > deadline)
+        throw new EngramError(
+          'DATABASE_UNREACHABLE',
+          `The connection was lost during COMMIT and the server could not be asked whether the write was saved (${(lost as Error).message}). Check the data before writing it again.`,
+          { cause: lost },
+        )
+      await sleep(delay * (0.5 + Math.random()))
+    }
+  }
+}
+
+/**
+ * PostgreSQL through node-postgres: one pool per driver, statements renumbered from `?` to `$n`, bigints
+ * read as numbers. A batch is one READ COMMITTED transaction on one pooled connection; if the connection
+ * drops during its COMMIT, the server is asked whether that transaction committed, so a retry never
+ * writes the batch twice.
+ */
+export function pgDriver(options: PgDriverOptions): StorageDriver {
+  // The settings travel in the startup packet, so every pooled connection has them before its first query.
+  const settings = startupOptions(options.schema ?? 'public', options.statementTimeoutMs, options.readonly)
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    types,
+    options: settings,
+  })
+  // An idle connection the server ends (a restart, a proxy timeout) is dropped from the pool, not thrown.
+  pool.on('error', () => undefined)
+  const run = (client: pg.Pool | pg.PoolClient, { sql, params }: Statement) =>
+    client.query({ text: params?.length ? numberPlaceholders(sql) : sql, values: toValues(params) })
+
+  return {
+    name: 'pg',
+    dialect: 'postgres',
+    capabilities: { localFile: false, remote: true },
+    execute: async (statement) => toResult(await run(pool, statement)),
+    batch: async (statements) => {
+      const client = await pool.connect()
+      let broken: Error | undefined
+      // A checked-out connection the server drops emits 'error', which would end the process unheard; the
+      // query under way fails with it anyway, and the batch is retried or reported from there.
+      const dropped = (error: Error) => {
+        broken = error
+      }
+      client.on('error', dropped)
+      try {
+        const [, begun] = (await client.query(
+          'BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_current_xact_id()::text AS xid',
+        )) as unknown as [pg.QueryResult, pg.QueryResult<{ xid: string }>]
+        const xid = begun.rows[0]?.xid as string
+        const results: QueryResult[] = []
+        try {
+          for (const statement of statements) results.push(toResult(await run(client, statement)))
+        } catch (error) {
+          await client.query('ROLLBACK').catch((e: Error) => (broken = e))
+          throw error
+        }
+        try {
+          await client.query('COMMIT')
+        } catch (error) {
+          broken = error as Error
+          if (isTransientPgError(error) && (await committed(pool, xid, error))) return results
+          throw error
+        }
+        return results
+      } catch (error) {
+        if (isTransientPgError(error)) broken ??= error as Error
+        throw error
+      } finally {
+        client.off('error', dropped)
+        client.release(broken)
+      }
+    },
+    close: () => pool.end(),
+  }
+}

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openStore, type Store } from '../src/index.ts'
+import { type PostgresServer, startPostgres } from './postgres-server.ts'
+import { type Child, exitWithin, killIfRunning, spawnScript } from './processes/spawn.ts'
+
+const WRITERS = 8
+/** Messages per writer and session; ENGRAM_PG_SOAK_MESSAGES runs the same test longer. */
+const MESSAGES = Number(process.env.ENGRAM_PG_SOAK_MESSAGES ?? 150)
+const SCHEMA = 'writers'
+/** Time for one stage of the run (ms), growing with the run's length. */
+const STAGE_MS = 30_000 + MESSAGES * 600
+
+let server: PostgresServer
+beforeAll(async () => {
+  server = await startPostgres()
+}, 60_000)
+afterAll(() => server?.stop())
+
+interface Writer {
+  own: string
+  /** Acknowledged appends: session kind → message index → id. */
+  acked: { own: Map<number, number>; shared: Map<number, number> }
+  /** Indexes whose append was under way when the writer was killed: stored at most once. */
+  inDoubt: Set<number>
+  /** The highest index acknowledged in either session. */
+  last: number
+  /** Where the writer (re)starts. */
+  next: number
+  child?: Child
+}
+
+function start(writer: Writer, k: number, shared: string): Child {
+  const child = spawnScript('./pg-writer.ts', [
+    server.url,
+    SCHEMA,
+    String(k),
+    String(writer.next),
+    String(MESSAGES),
+    writer.own,
+    shared,
+  ])
+  child.onLine((line) => {
+    const [word, kind, index, id] = line.split(' ')
+    if (word !== 'ACK') return
+    writer.acked[kind as 'own' | 'shared'].set(Number(index), Number(id))
+    writer.last = Math.max(writer.last, Number(index))
+  })
+  writer.child = child
+  return child
+}
+
+/** The messages of writer `k` in a session, as the indexes of their content, in id order. */
+const indexesOf = (rows: { content: unknown; id: number }[], k: number) =>
+  rows.flatMap((row) => {
+    const match = /^w(\d+)-(\d+)$/.exec(String(row.content))
+    return match && Number(match[1]) === k ? [{ index: Number(match[2]), id: row.id }] : []
+  })
+
+function expectExactlyOnceInOrder(
+  rows: { index: number; id: number }[],
+  acked: Map<number, number>,
+  inDoubt: Set<number>,
+  what: string,
+) {
+  for (let i = 1; i < rows.length; i++)
+    expect(rows[i]?.index, `${what}: out of order or twice at row ${i}`).toBeGreaterThan(
+      rows[i - 1]?.index as number,
+    )
+  const stored = new Map(rows.map((r) => [r.index, r.id]))
+  for (const [index, id] of acked)
+    expect(stored.get(index), `${what}: acknowledged message ${index}`).toBe(id)
+  for (const index of stored.keys())
+    expect(acked.has(index) || inDoubt.has(index), `${what}: message ${index} was never sent`).toBe(true)
+}
+
+describe('many writers on one PostgreSQL server', () => {
+  it(
+    `${WRITERS} processes × ${MESSAGES} messages to their own and one shared session, with writers SIGKILLed and the server restarted immediately, keep every acknowledged message exactly once and in order, and the counters right`,
+    async () => {
+      const setup: Store = await openStore({ url: server.url, schema: SCHEMA })
+      const shared = (await setup.createSession({ source: 'test' })).id
+      const writers: Writer[] = []
+      for (let k = 0; k < WRITERS; k++) {
+        const own = (await setup.createSession({ source: 'test' })).id
+        writers.push({
+          own,
+          acked: { own: new Map(), shared: new Map() },
+          inDoubt: new Set(),
+          last: -1,
+          next: 0,
+        })
+      }
+      const total = () => writers.reduce((n, w) => n + w.acked.shared.size, 0)
+      const waitFor = async (fraction: number) => {
+        const deadline = Date.now() + STAGE_MS
+        while (total() < fraction * WRITERS * MESSAGES) {
+          const failed = writers.find((w) => w.child?.proc.exitCode)
+          if (failed || Date.now() > deadline)
+            expect.fail(
+              `writers stopped short of ${fraction}:\n${writers.map((w) => w.child?.describe()).join('\n')}`,
+            )
+          await new Promise((r) => setTimeout(r, 20))
+        }
+      }
+      try {
+        for (const [k, w] of writers.entries()) start(w, k, shared)
+        // SIGKILL a writer mid-stream, restart the server under all of them, then kill two more.
+        const kill = async (k: number) => {
+          const writer = writers[k] as Writer
+          const child = writer.child as Child
+          child.proc.kill('SIGKILL')
+          await child.exited
+          // The append under way was the shared one of the last index or the own one of the next: either may
+          // or may not be stored, so the writer resumes after both.
+          writer.inDoubt.add(writer.last).add(writer.last + 1)
+          writer.next = writer.last + 2
+          if (writer.next < MESSAGES) start(writer, k, shared)
+        }
+        await waitFor(0.15)
+        await kill(1)
+        await waitFor(0.35)
+        server.restartImmediately()
+        await waitFor(0.55)
+        await kill(4)
+        await waitFor(0.7)
+        await kill(6)
+        for (const writer of writers) {
+          const exit = await exitWithin(writer.child as Child, 2 * STAGE_MS)
+          expect(exit.code, (writer.child as Child).describe()).toBe(0)
+        }
+
+        const sharedRows = await setup.getStoredMessages(shared)
+        for (const [k, writer] of writers.entries()) {
+          const ownRows = await setup.getStoredMessages(writer.own)
+          expectExactlyOnceInOrder(indexesOf(ownRows, k), writer.acked.own, writer.inDoubt, `writer ${k} own`)
+          expectExactlyOnceInOrder(
+            indexesOf(sharedRows, k),
+            writer.acked.shared,
+            writer.inDoubt,
+            `writer ${k} shared`,
+          )
+          expect(writer.acked.shared.size).toBeGreaterThanOrEqual(MESSAGES - writer.inDoubt.size)
+          expect((await setup.getSession(writer.own))?.messageCount).toBe(ownRows.length)
+        }
+        expect((await setup.getSession(shared))?.messageCount).toBe(sharedRows.length)
+        expect(sharedRows.length).toBeGreaterThanOrEqual(WRITERS * MESSAGES - 2 * 3)
+      } finally {
+        for (const writer of writers) if (writer.child) killIfRunning(writer.child)
+        await setup.close()
+      }
+    },
+    5 * STAGE_MS,
+  )
+})
