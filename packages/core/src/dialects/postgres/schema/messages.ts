@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, index, pgTable, text } from 'drizzle-orm/pg-core'
+import { check, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
 import { int, rowId, searchVector } from './columns.ts'
 import { sessions } from './sessions.ts'
 
@@ -19,11 +19,14 @@ export const messages = pgTable(
     timestamp: int('timestamp').notNull(),
     tokenCount: int('token_count'),
     searchText: text('search_text'),
+    /** The writer's own id for the message (an MCP client's message id), unique in its session; null when none. */
+    ref: text('ref'),
     searchVector: searchVector('content'),
   },
   (t) => [
     index('messages_session_idx').on(t.sessionId, t.id),
     index('messages_search_idx').using('gin', t.searchVector),
+    uniqueIndex('messages_session_ref_idx').on(t.sessionId, t.ref),
     check('messages_role_check', sql`${t.role} IN ('system', 'user', 'assistant', 'tool')`),
   ],
 )

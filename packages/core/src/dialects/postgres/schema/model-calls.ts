@@ -11,6 +11,8 @@ export const modelCalls = pgTable(
       .references(() => sessions.id, { onDelete: 'cascade' }),
     model: text('model').notNull(),
     purpose: text('purpose').notNull(),
+    /** How many calls the row stands for: 1 for a recorded call, more for an imported aggregate. */
+    calls: int('calls').notNull().default(1),
     inputTokens: int('input_tokens').notNull().default(0),
     outputTokens: int('output_tokens').notNull().default(0),
     cacheReadTokens: int('cache_read_tokens').notNull().default(0),
