@@ -33,10 +33,10 @@ export async function readAround(
     {
       sql: `WITH hit AS (SELECT id, session_id FROM messages WHERE id = ?)
         SELECT * FROM (SELECT ${COLUMNS} FROM hit JOIN messages m ON m.session_id = hit.session_id AND m.id < hit.id
-          ORDER BY m.id DESC LIMIT ?)
+          ORDER BY m.id DESC LIMIT ?) before
         UNION ALL SELECT ${COLUMNS} FROM hit JOIN messages m ON m.id = hit.id
         UNION ALL SELECT * FROM (SELECT ${COLUMNS} FROM hit JOIN messages m ON m.session_id = hit.session_id AND m.id > hit.id
-          ORDER BY m.id LIMIT ?)
+          ORDER BY m.id LIMIT ?) after
         ORDER BY id`,
       params: [messageId, before, after],
     },

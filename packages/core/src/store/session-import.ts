@@ -54,7 +54,7 @@ export async function importSession(
       sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at,
           ended_at, end_reason, input_tokens, output_tokens, cost_usd)
         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-        WHERE ? IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = ? AND user_id IS ?)`,
+        WHERE CAST(? AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = ? AND user_id IS NOT DISTINCT FROM ?)`,
       params: [
         id,
         session.source,

@@ -609,13 +609,16 @@ export function storeSuite(h: Harness): void {
         costUsd: 0.5,
       })
       await store.close()
-      const db = raw(path)
-      const rows = db
-        .prepare("SELECT count(*) FROM model_calls WHERE session_id = 'imported-usage'")
-        .pluck()
-        .get()
-      db.close()
-      expect(rows).toBe(1)
+      // read behind the store's back, through the engine's own driver
+      const driver = await h.driver(path, { readOnly: true })
+      try {
+        const { rows } = await driver.execute<{ n: number }>({
+          sql: "SELECT count(*) AS n FROM model_calls WHERE session_id = 'imported-usage'",
+        })
+        expect(Number(rows[0]?.n)).toBe(1)
+      } finally {
+        await driver.close()
+      }
     })
   })
 
