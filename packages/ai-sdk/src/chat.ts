@@ -1,5 +1,5 @@
 import { type ChatMessage, EngramError, type MessageInput, type Store } from '@engram/core'
-import { generateId, type UIMessage, validateUIMessages } from 'ai'
+import { generateId, type ToolSet, type UIMessage, validateUIMessages } from 'ai'
 
 type ValidateUIMessagesOptions<M extends UIMessage> = Parameters<typeof validateUIMessages<M>>[0]
 
@@ -23,7 +23,13 @@ export interface ChatStoreOptions {
 }
 
 /** What `loadChat` checks the stored messages against: the current tools, metadata and data schemas. */
-export type LoadChatOptions<M extends UIMessage> = Omit<ValidateUIMessagesOptions<M>, 'messages'>
+export type LoadChatOptions<M extends UIMessage> = Omit<
+  ValidateUIMessagesOptions<M>,
+  'messages' | 'tools'
+> & {
+  /** The tools offered now: stored tool parts are checked against their input schemas. */
+  tools?: ToolSet
+}
 
 export interface ChatStore {
   /** The chat's messages (none for a chat never saved), validated with `validateUIMessages`. */

@@ -34,7 +34,9 @@ async function chatTurn(
   const stream = result.toUIMessageStream({
     originalMessages: messages,
     generateMessageId: createIdGenerator({ prefix: 'msg', size: 16 }),
-    onFinish: ({ messages: all }) => onFinish(all),
+    onFinish: async ({ messages: all }) => {
+      await onFinish(all)
+    },
   })
   const reader = stream.getReader()
   while (!(await reader.read()).done) {}
@@ -196,6 +198,8 @@ describe('createChatStore properties', () => {
       keep: fc.nat({ max: 6 }),
       edits: fc.array(fc.tuple(fc.nat({ max: 5 }), message('x')), { maxLength: 2 }),
       added: fc.array(message('x'), { maxLength: 3 }),
+      // The first new message takes the id of one dropped earlier (a client re-sending it).
+      reuse: fc.boolean(),
     })
     let chat = 0
     await fc.assert(
@@ -204,14 +208,18 @@ describe('createChatStore properties', () => {
         const id = `chat-${chat++}`
         let current: UIMessage[] = []
         let next = 0
+        const dropped: string[] = []
         for (const s of saves) {
           const kept = current.slice(0, s.keep)
+          dropped.push(...current.slice(s.keep).map((m) => m.id))
           for (const [index, edit] of s.edits) {
             const old = kept[index]
             if (old) kept[index] = { ...edit, id: old.id }
           }
           // Half the new messages come without an id, as a client sends them: the store gives one.
           const added = s.added.map((m, i) => ({ ...m, id: i % 2 ? '' : `m${next++}` }))
+          const back = dropped.pop()
+          if (s.reuse && added[0] && back !== undefined) added[0].id = back
           current = await chats.saveChat({ id, messages: [...kept, ...added] as UIMessage[] })
           expect(current.every((m) => m.id !== '')).toBe(true)
           expect(await chats.loadChat(id)).toEqual(jsonOf(current))
