@@ -4,7 +4,7 @@ import { afterEach, expect, it } from 'vitest'
 import { toolPairingProblems } from '../../agent/test/agent-helpers.ts'
 import { startServer } from '../../agent/test/servers/http.ts'
 import { openaiAnswer } from '../../agent/test/servers/openai.ts'
-import { engramMiddleware } from '../src/index.ts'
+import { engramMiddleware, engramTools } from '../src/index.ts'
 import { deployTool, localModel, tempWorld } from './ai-helpers.ts'
 
 const cleanups: (() => Promise<void> | void)[] = []
@@ -80,4 +80,47 @@ it('generateText and streamText with a tool over two turns are recorded once eac
   expect(sent.messages).toHaveLength(10)
   expect((await store.getMessages(sessionId)).map((m) => m.role)).toEqual([...roles, 'user', 'assistant'])
   expect((await store.search('production', { sessionId })).length).toBeGreaterThanOrEqual(2)
+})
+
+it('the memory and session_search tools run as AI SDK tools with the agent tools’ results', async () => {
+  const world = tempWorld()
+  cleanups.push(world.cleanup)
+  const store = await openStore({ url: world.dbPath })
+  cleanups.push(() => store.close())
+  const earlier = await store.createSession({ source: 'cli' })
+  await store.appendMessage(earlier.id, { role: 'user', content: 'The staging database lives on port 5433' })
+  const current = await store.createSession({ source: 'ai-sdk' })
+  const server = await startServer([
+    openaiAnswer({
+      toolCalls: [
+        {
+          id: 'call_m',
+          type: 'function',
+          function: {
+            name: 'memory',
+            arguments: '{"target":"user","action":"add","content":"Prefers short answers"}',
+          },
+        },
+        {
+          id: 'call_s',
+          type: 'function',
+          function: { name: 'session_search', arguments: '{"query":"staging database"}' },
+        },
+      ],
+      usage,
+    }),
+    openaiAnswer({ text: 'Port 5433.', usage }),
+  ])
+  cleanups.push(() => server.close())
+  const result = await generateText({
+    model: localModel(server.origin),
+    prompt: 'Where is the staging database? Also remember I like short answers.',
+    tools: engramTools({ memory: world.memory, store, context: { sessionId: current.id } }),
+    stopWhen: stepCountIs(2),
+  })
+  expect(result.text).toBe('Port 5433.')
+  const sent = (server.requests[1]?.body as Sent).messages.filter((m) => m.role === 'tool')
+  expect(sent[0]?.content).toMatch(/^USER\.md: added 1 entry/)
+  expect(sent[1]?.content).toContain('port 5433')
+  expect((await world.memory.snapshot()).text).toContain('Prefers short answers')
 })
