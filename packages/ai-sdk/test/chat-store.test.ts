@@ -1,5 +1,13 @@
 import { openStore, type Store } from '@engram/core'
-import { convertToModelMessages, createIdGenerator, stepCountIs, streamText, tool, type UIMessage } from 'ai'
+import {
+  convertToModelMessages,
+  createIdGenerator,
+  createUIMessageStream,
+  stepCountIs,
+  streamText,
+  tool,
+  type UIMessage,
+} from 'ai'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -20,10 +28,11 @@ const tools = {
   confirm: tool({ description: 'Asks the user.', inputSchema: z.object({ question: z.string() }) }),
 }
 
+/** One server turn as an app runs it: saved after every step of the run and once more at its end. */
 async function chatTurn(
   origin: string,
   messages: UIMessage[],
-  onFinish: (messages: UIMessage[]) => Promise<unknown>,
+  save: (messages: UIMessage[]) => Promise<unknown>,
 ) {
   const result = streamText({
     model: localModel(origin),
@@ -31,11 +40,15 @@ async function chatTurn(
     tools,
     stopWhen: stepCountIs(3),
   })
-  const stream = result.toUIMessageStream({
+  const stream = createUIMessageStream({
     originalMessages: messages,
-    generateMessageId: createIdGenerator({ prefix: 'msg', size: 16 }),
+    generateId: createIdGenerator({ prefix: 'msg', size: 16 }),
+    execute: ({ writer }) => writer.merge(result.toUIMessageStream()),
+    onStepFinish: async ({ messages: all }) => {
+      await save(all)
+    },
     onFinish: async ({ messages: all }) => {
-      await onFinish(all)
+      await save(all)
     },
   })
   const reader = stream.getReader()
@@ -75,9 +88,23 @@ describe('createChatStore', () => {
     })
 
     let saved: UIMessage[] = []
+    const afterEachSave: string[][] = []
     await chatTurn(server.origin, [user('u1', 'Deploy staging.')], async (all) => {
       saved = await chats.saveChat({ id: 'chat-7', messages: all })
+      const stored = await chats.loadChat('chat-7', { tools })
+      afterEachSave.push(
+        stored.flatMap((m) => m.parts.map((p) => ('state' in p ? `${p.type}:${p.state}` : p.type))),
+      )
     })
+    // The tool step was stored when it finished, before the answer existed; the end changed nothing more.
+    expect(afterEachSave[0]).toEqual(['text', 'step-start', 'tool-deploy:output-available'])
+    expect(afterEachSave.at(-1)).toEqual([
+      'text',
+      'step-start',
+      'tool-deploy:output-available',
+      'step-start',
+      'text:done',
+    ])
     expect(saved.map((m) => m.role)).toEqual(['user', 'assistant'])
     expect(saved[1]?.id).toMatch(/^msg-/)
     // Every step of the run is in the one assistant message: the tool call, its result and the answer.
