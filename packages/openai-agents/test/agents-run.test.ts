@@ -1,3 +1,4 @@
+import { createSessionSearchTool, runTool, toolResultText } from '@engram/agent'
 import { openStore } from '@engram/core'
 import { MemorySession, run } from '@openai/agents'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -102,5 +103,16 @@ describe('EngramSession under the Agents SDK runner', () => {
     const hits = await store.search('production', { sessionId: id })
     expect(hits.length).toBeGreaterThanOrEqual(2)
     expect((await store.search('deployed staging', { sessionId: id })).length).toBeGreaterThan(0)
+    // And the agent's session_search tool finds it from another conversation.
+    const other = await store.createSession({ source: 'cli' })
+    const found = toolResultText(
+      await runTool(
+        createSessionSearchTool(store),
+        { query: 'production deployed' },
+        { sessionId: other.id },
+      ),
+    )
+    expect(found).toContain(id)
+    expect(found).toContain('Production is deployed too.')
   })
 })
