@@ -2,7 +2,7 @@ import { openStore, type Store } from '@engram/core'
 import { generateText, type ModelMessage, stepCountIs, streamText, wrapLanguageModel } from 'ai'
 import { afterEach, expect, it } from 'vitest'
 import { toolPairingProblems } from '../../agent/test/agent-helpers.ts'
-import { startServer } from '../../agent/test/servers/http.ts'
+import { bodyOf, startServer } from '../../agent/test/servers/http.ts'
 import { openaiAnswer } from '../../agent/test/servers/openai.ts'
 import { engramMiddleware, engramTools } from '../src/index.ts'
 import { deployTool, localModel, tempWorld } from './ai-helpers.ts'
@@ -76,7 +76,7 @@ it('generateText and streamText with a tool over two turns are recorded once eac
   const third = await generateText({ model, messages, ...settings })
   expect(third.text).toBe('You deployed staging and production.')
   const sent = server.requests[4]?.body as Sent
-  expect(sent.messages[0]?.content).toBe((server.requests[0]?.body as Sent).messages[0]?.content)
+  expect(sent.messages[0]?.content).toBe(bodyOf<Sent>(server, 0).messages[0]?.content)
   expect(sent.messages).toHaveLength(10)
   expect((await store.getMessages(sessionId)).map((m) => m.role)).toEqual([...roles, 'user', 'assistant'])
   expect((await store.search('production', { sessionId })).length).toBeGreaterThanOrEqual(2)
@@ -119,7 +119,7 @@ it('the memory and session_search tools run as AI SDK tools with the agent tools
     stopWhen: stepCountIs(2),
   })
   expect(result.text).toBe('Port 5433.')
-  const sent = (server.requests[1]?.body as Sent).messages.filter((m) => m.role === 'tool')
+  const sent = bodyOf<Sent>(server, 1).messages.filter((m) => m.role === 'tool')
   expect(sent[0]?.content).toMatch(/^USER\.md: added 1 entry/)
   expect(sent[1]?.content).toContain('port 5433')
   expect((await world.memory.snapshot()).text).toContain('Prefers short answers')
