@@ -1,6 +1,8 @@
 import { EngramError, type MessageInput, type Store } from '@engram/core'
 import type {
   AgentInputItem,
+  SessionHistoryRewriteArgs,
+  SessionHistoryRewriteAwareSession,
   SessionHistoryTransactionArgs,
   SessionHistoryTransactionAwareSession,
 } from '@openai/agents'
@@ -40,7 +42,9 @@ const refused = (message: string) => new EngramError('INVALID_ARGUMENT', message
  * Operations on one instance run one after another. Two processes changing the same session at the
  * same moment are not serialised against each other: give each writer its own session.
  */
-export class EngramSession implements SessionHistoryTransactionAwareSession {
+export class EngramSession
+  implements SessionHistoryTransactionAwareSession, SessionHistoryRewriteAwareSession
+{
   private readonly store: EngramSessionStore
   private readonly options: EngramSessionOptions
   private id: string | undefined = undefined
@@ -116,6 +120,36 @@ export class EngramSession implements SessionHistoryTransactionAwareSession {
 
   clearSession(): Promise<void> {
     return this.serial(() => this.append([markerMessage({ drop: 'all' })]))
+  }
+
+  /**
+   * Applies the runner's rewrites (`replace_function_call`: the first call with that `callId` becomes
+   * the replacement, later ones with it are dropped) as one batch: a marker dropping the history from
+   * the first changed item, then the rewritten tail.
+   */
+  applyHistoryMutations({ mutations }: SessionHistoryRewriteArgs): Promise<void> {
+    return this.serial(async () => {
+      const { items } = await this.history()
+      let next: RawItem[] = items
+      for (const mutation of mutations) {
+        if (mutation.type !== 'replace_function_call') continue
+        let kept = false
+        next = next.flatMap((item) => {
+          if (item.type !== 'function_call' || item.callId !== mutation.callId) return [item]
+          if (kept) return []
+          kept = true
+          return [mutation.replacement as RawItem]
+        })
+      }
+      let same = 0
+      while (same < items.length && same < next.length && items[same] === next[same]) same++
+      if (same === items.length && same === next.length) return
+      const drop = items.length - same
+      await this.append([
+        ...(drop > 0 ? [markerMessage({ drop })] : []),
+        ...next.slice(same).map((item) => itemToMessage(item)),
+      ])
+    })
   }
 
   /**

@@ -145,7 +145,7 @@ describe('EngramSession items', () => {
     )
   })
 
-  it('behaves as the SDK in-memory session under any sequence of changes, transactions included', async () => {
+  it('behaves as the SDK in-memory session under any sequence of changes, transactions and rewrites included', async () => {
     // The in-memory session refuses, in transactions, items its schema does not know (this one keeps
     // them: they round-trip above), so the comparison uses the items both accept.
     const items = fc
@@ -156,6 +156,7 @@ describe('EngramSession items', () => {
       fc.constant({ kind: 'pop' as const }),
       fc.constant({ kind: 'clear' as const }),
       fc.constant({ kind: 'retry' as const }),
+      fc.record({ kind: fc.constant('rewrite' as const), callId, name: text }),
       fc.record({ kind: fc.constant('append' as const), id: fc.constantFrom('op1', 'op2', 'op3'), items }),
       fc.record({
         kind: fc.constant('replace' as const),
@@ -192,6 +193,17 @@ describe('EngramSession items', () => {
             if (o.kind === 'add') return session.addItems(asItems(o.items))
             if (o.kind === 'pop') return session.popItem()
             if (o.kind === 'clear') return session.clearSession()
+            if (o.kind === 'rewrite') {
+              const replacement = {
+                type: 'function_call',
+                callId: o.callId,
+                name: o.name,
+                arguments: '{}',
+              } as const
+              return session.applyHistoryMutations({
+                mutations: [{ type: 'replace_function_call', callId: o.callId, replacement }],
+              })
+            }
             // A retry hands over a copy of the same transaction.
             return args && session.applyHistoryTransaction(o.kind === 'retry' ? structuredClone(args) : args)
           }
