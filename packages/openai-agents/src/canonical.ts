@@ -1,0 +1,18 @@
+import { createHash } from 'node:crypto'
+
+/**
+ * JSON with object keys sorted, so two values that hold the same data compare equal however their
+ * keys were ordered (a streamed and a non-streamed run build the same item in different orders).
+ * Keys whose value is undefined are left out, as JSON.stringify does. Linear in the value's size.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => {
+    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner
+    const sorted: Record<string, unknown> = {}
+    for (const key of Object.keys(inner).sort()) sorted[key] = (inner as Record<string, unknown>)[key]
+    return sorted
+  })
+}
+
+export const digestOf = (value: unknown): string =>
+  createHash('sha256').update(canonicalJson(value)).digest('hex')

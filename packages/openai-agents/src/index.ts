@@ -1,0 +1,6 @@
+export {
+  DEFAULT_SOURCE,
+  EngramSession,
+  type EngramSessionOptions,
+  type EngramSessionStore,
+} from './session.ts'

@@ -1,0 +1,79 @@
+import type { MessageInput, Role } from '@engram/core'
+
+/** The content-part type that carries an Agents SDK item, unchanged, inside an Engram message. */
+export const ITEM_PART = 'openai_agents_item'
+/** The content-part type of a history marker: removals and operation ids, replayed by `readHistory`. */
+export const MARKER_PART = 'openai_agents_history'
+
+/** An Agents SDK `AgentInputItem`, seen as the JSON object it is (unknown kinds included). */
+export type RawItem = Record<string, unknown>
+
+/**
+ * What a marker records. `drop` removes that many items from the end of the history before the
+ * items that follow it in the same batch (`'all'` clears the session); `operation` is the id and the
+ * digest of the history transaction the batch applies.
+ */
+export interface Marker {
+  drop?: number | 'all'
+  operation?: { id: string; digest: string }
+}
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : '')
+
+/** The text of a content value: a string, a part with `text`/`refusal`/`transcript`, or a list of them. */
+function textOf(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (Array.isArray(value)) return value.map(textOf).filter(Boolean).join('\n')
+  if (value !== null && typeof value === 'object') {
+    const part = value as Record<string, unknown>
+    return str(part.text) || str(part.refusal) || str(part.transcript)
+  }
+  return ''
+}
+
+function roleOf(item: RawItem): Role {
+  if (item.role === 'user' || item.role === 'assistant' || item.role === 'system') return item.role
+  if (item.role === 'developer') return 'system'
+  return 'assistant'
+}
+
+/**
+ * One Engram message per SDK item. The item travels whole in a part of type ITEM_PART; the other
+ * fields only carry what search and readers of the store need: the role, the text, a function call
+ * as `tool_calls` (name and arguments are indexed) and a result as a `tool` message of its call.
+ */
+export function itemToMessage(item: RawItem): MessageInput {
+  const raw = { type: ITEM_PART, item }
+  const parts = (text: string) => (text ? [{ type: 'text', text }, raw] : [raw])
+  const callId = str(item.callId)
+  if (item.type === 'function_call' && callId) {
+    return {
+      role: 'assistant',
+      content: parts(''),
+      tool_calls: [
+        { id: callId, type: 'function', function: { name: str(item.name), arguments: str(item.arguments) } },
+      ],
+    }
+  }
+  if (item.type === 'function_call_result' && callId) {
+    return {
+      role: 'tool',
+      tool_call_id: callId,
+      content: parts(textOf(item.output)),
+      ...(str(item.name) ? { name: str(item.name) } : {}),
+    }
+  }
+  if (item.type === undefined || item.type === 'message') {
+    return { role: roleOf(item), content: parts(textOf(item.content)) }
+  }
+  // Reasoning, hosted and computer/shell/patch calls, compaction and kinds this code does not know:
+  // whatever text, summary, name and arguments they hold is made searchable.
+  const text = [textOf(item.summary), textOf(item.content), str(item.name), str(item.arguments)]
+    .filter(Boolean)
+    .join('\n')
+  return { role: 'assistant', content: parts(text) }
+}
+
+export function markerMessage(marker: Marker): MessageInput {
+  return { role: 'system', content: [{ type: MARKER_PART, ...marker }] }
+}
