@@ -16,7 +16,7 @@ export interface SessionFilters {
 const DAY_MS = 86_400_000
 
 /** A `YYYY-MM-DD` field as ms since the epoch (UTC midnight), or undefined when empty or not a date. */
-export function dayStart(day: string | undefined): number | undefined {
+function dayStart(day: string | undefined): number | undefined {
   if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined
   const at = Date.parse(`${day}T00:00:00Z`)
   return Number.isFinite(at) ? at : undefined
