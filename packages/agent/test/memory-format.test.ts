@@ -271,6 +271,9 @@ describe('grapheme counting is linear and exact', () => {
       }),
       { numRuns: 1_000 },
     )
+    // A joiner after marks on a letter does not pull in a following pictograph (found by the property).
+    const letter = 'a\u0301\u0301\u200d\u00a9'
+    expect(countChars(letter, { window: 4 })).toBe(whole(letter))
   })
 
   it('hands the segmenter work proportional to the text, only around complex characters, in bounded calls', () => {

@@ -106,13 +106,15 @@ function segmentCount(text: string, options: CountOptions, max: number): number 
     // once and skip its parts: marks and joiners, and a pictograph after a joiner.
     count++
     let end = start + slice.length
-    let joined = slice.endsWith('\u200d')
+    // A joiner joins a pictograph only in an emoji sequence: one that starts with a pictograph (GB11).
+    const emoji = PICTOGRAPH.test(slice)
+    let joined = emoji && slice.endsWith('\u200d')
     // Nothing extends a line break.
     while (end < text.length && !/[\r\n]$/.test(slice)) {
       const next = text.slice(end, end + 2)
       const part = EXTENDS.exec(next) ?? (joined ? PICTOGRAPH.exec(next) : null)
       if (!part) break
-      joined = part[0] === '\u200d'
+      joined = emoji && part[0] === '\u200d'
       end += part[0].length
     }
     start = end
