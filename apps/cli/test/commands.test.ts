@@ -143,7 +143,7 @@ describe('engram usage', () => {
     expect(summary.withinRule).toBe(false)
     expect(summary.report.byModel['gpt-test'].calls).toBe(2)
     const { stdout } = await engram(['usage', '--db', db])
-    expect(stdout).toContain("✗ auxiliary tokens are 30.0% of main, above the articles' 20% rule")
+    expect(stdout).toContain('✗ auxiliary tokens are 30.0% of main, above the 20% rule of the Hermes design')
     const one = await engramJson<Record<string, Json>>(['usage', '--db', db, '--session', ids.child])
     expect(one).toMatchObject({ sessionId: ids.child, mainTokens: 0, auxiliaryRatio: null, withinRule: null })
   })

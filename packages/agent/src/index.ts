@@ -10,9 +10,9 @@ export {
 } from './config/load.ts'
 export { maskedConfig, maskUrl } from './config/mask.ts'
 export type { ApiConfig, EngramConfig, MemoryFilesConfig, ModelConfig } from './config/types.ts'
-// Curated memory files, threat scanner and memory tools (issue 8).
+// Curated memory files, threat scanner and memory tools.
 
-// Model providers, the agent loop and the memory nudge (issue 9).
+// Model providers, the agent loop and the memory nudge.
 export { type Agent, createAgent } from './agent/agent.ts'
 export { UNNAMED_TOOL } from './agent/answer.ts'
 export type { ContextReport } from './agent/context.ts'

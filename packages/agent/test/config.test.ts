@@ -64,7 +64,7 @@ interval_tasks = 15
 `
 
 describe('loadConfig: defaults', () => {
-  it('with no file and no key: the offline model, ./data/engram.db and the articles’ numbers', () => {
+  it('with no file and no key: the offline model, ./data/engram.db and the Hermes numbers', () => {
     const dir = mkdtempSync(join(root, 'empty-'))
     const config = loadConfig({ cwd: dir, env: {} })
     expect(config.api).toEqual({ provider: 'offline', timeoutSeconds: 60 })
@@ -84,7 +84,7 @@ describe('loadConfig: defaults', () => {
   })
 })
 
-describe('loadConfig: the articles’ TOML', () => {
+describe('loadConfig: the Hermes TOML', () => {
   it('reads the sections verbatim', () => {
     const place = toml(ARTICLES_TOML)
     const config = loadConfig({ cwd: place.dir, env: {} })

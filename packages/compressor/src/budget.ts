@@ -27,7 +27,7 @@ export interface WindowBudget {
   summaryTokens: number
 }
 
-/** The settings the budgets depend on; tail and summary bounds default to the articles' values. */
+/** The settings the budgets depend on; tail and summary bounds default to the Hermes values. */
 type BudgetConfig = Pick<CompressorConfig, 'triggerRatio' | 'replyBudgetTokens'> &
   Partial<Pick<CompressorConfig, 'tailProtectTokens' | 'summaryMaxTokens'>>
 

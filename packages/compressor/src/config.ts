@@ -1,5 +1,5 @@
 import { EngramError } from '@engram/core/types'
-/** Settings of the compression pipeline; camelCase forms of the articles' `[context_compressor]` keys. */
+/** Settings of the compression pipeline; camelCase forms of the Hermes `[context_compressor]` keys. */
 export interface CompressorConfig {
   /** Compress when the prompt reaches this share of the usable window. */
   triggerRatio: number

@@ -1,5 +1,5 @@
 /**
- * Scale benchmark of @engram/core (issue 12): search, size, cold open, peak RSS and restore at 10k, 100k
+ * Scale benchmark of @engram/core: search, size, cold open, peak RSS and restore at 10k, 100k
  * and 1M messages, and contention between writer processes.
  *
  *   pnpm bench:scale                          10k, 100k, 1M, then contention (several minutes)

@@ -1,5 +1,5 @@
 /**
- * The soak run (issue 12), shared by the short vitest version and `pnpm soak`: writer processes append
+ * The soak run, shared by the short vitest version and `pnpm soak`: writer processes append
  * messages with unique tokens and log what the store acknowledged, a reader searches, a maintenance
  * process prunes sessions and rebuilds the search index, and writers are SIGKILLed at random moments and
  * restarted. Afterwards the store is checked against the acknowledgement logs.

@@ -121,7 +121,7 @@ async function replay(
 }
 
 /**
- * `engram eval --conversation standard [--window N]`: the articles' tuning loop. Replays a committed long
+ * `engram eval --conversation standard [--window N]`: the Hermes tuning loop. Replays a committed long
  * conversation with the offline model under the current config and reports what it cost: compressions,
  * tokens injected by the memory files and by search, main vs auxiliary tokens, the peak context ratio.
  */

@@ -17,7 +17,7 @@ import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import type { Io } from '../output.ts'
 
-/** The commented config `engram init` writes: the articles' sections and keys, set to the defaults. */
+/** The commented config `engram init` writes: the Hermes sections and keys, set to the defaults. */
 const CONFIG_TEMPLATE = `# Engram configuration. Every key is optional; these are the defaults.
 # The environment overrides this file: OPENAI_API_KEY, OPENAI_BASE_URL, HERMES_MODEL, ANTHROPIC_API_KEY,
 # ENGRAM_DB_URL, ENGRAM_DB_AUTH_TOKEN. Keep API keys in the environment, not here.

@@ -4,7 +4,7 @@ import { createContext } from '../context.ts'
 import { formatCost, formatInt, type Io, type Output } from '../output.ts'
 import { findSession } from '../sessions.ts'
 
-/** The articles' health rule: auxiliary work (compression, nudges, search) costs at most 20% of main tokens. */
+/** The Hermes health rule: auxiliary work (compression, nudges, search) costs at most 20% of main tokens. */
 export const AUXILIARY_RULE = 0.2
 
 export interface UsageSummary {
@@ -66,7 +66,7 @@ export function printUsage(out: Output, summary: UsageSummary): void {
   const verdict = summary.withinRule
     ? out.color.green(`✓ auxiliary tokens are ${percent} of main (rule: ≤ 20%)`)
     : out.color.red(
-        `✗ auxiliary tokens are ${percent} of main, above the articles' 20% rule: raise trigger_ratio, lower summary_max_tokens or use a cheaper compress_model`,
+        `✗ auxiliary tokens are ${percent} of main, above the 20% rule of the Hermes design: raise trigger_ratio, lower summary_max_tokens or use a cheaper compress_model`,
       )
   out.line(
     `${verdict}  ${out.color.dim(`main ${formatInt(summary.mainTokens)} · auxiliary ${formatInt(summary.auxiliaryTokens)} · total cost ${formatCost(report.total.costUsd)}`)}`,

@@ -4,7 +4,7 @@ import { ENVIRONMENT, PREFERENCE } from '../prompts/fact-kinds.ts'
 const DEBUGGING =
   /\b(?:error|exception|stack ?trace|traceback|debug(?:ging)?|bug|failed|failing|crash(?:ed)?|segfault)\b|报错|错误|调试|崩溃/i
 
-/** The articles' baselines: environment and configuration facts 8, user preferences 7, debugging details 3. */
+/** The Hermes baselines: environment and configuration facts 8, user preferences 7, debugging details 3. */
 export const IMPORTANCE = { environment: 8, preference: 7, neutral: 5, debugging: 3 } as const
 
 const ESTIMATE = /\bimportance(?:\s*[:=])?\s*(\d{1,2})/i

@@ -24,7 +24,7 @@ export interface CreateAgentOptions {
   auxProvider?: ModelProvider
   memory: MemoryFiles
   /**
-   * The compressor, nudge and model settings of the loaded configuration. Parts left out take the articles'
+   * The compressor, nudge and model settings of the loaded configuration. Parts left out take the Hermes
    * defaults: the default compressor settings, a nudge every 15 tasks, and for each model its provider's id,
    * 4,096 answer tokens (1,500 for the auxiliary one) and a 128,000-token window.
    */

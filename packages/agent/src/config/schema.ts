@@ -56,7 +56,7 @@ const model = z.strictObject({
 })
 
 /**
- * The configuration file: the articles' TOML sections (`[hermes.storage]`, `[context_compressor]`,
+ * The configuration file: the Hermes TOML sections (`[hermes.storage]`, `[context_compressor]`,
  * `[memory_files]`, `[nudge]`) and the JSON settings shape (`api`, `models`, `memory`), with their keys
  * verbatim. Both shapes may appear in one file, TOML or JSON. Every key is optional and unknown keys are
  * refused (they are usually typos).

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { sessions } from './sessions.ts'
 
-/** Summaries of compressed conversation segments (the articles' memory_episodes). */
+/** Summaries of compressed conversation segments (Hermes' memory_episodes). */
 export const episodes = sqliteTable(
   'episodes',
   {

@@ -69,7 +69,7 @@ export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
 
 const RECOVER_FIX =
   'Restore the file from a backup, or salvage what is readable with the sqlite3 shell: sqlite3 damaged.db ".recover" | sqlite3 recovered.db, then open recovered.db.'
-const REBUILD_FIX = 'Rebuild the search index with store.rebuildSearchIndex() (engram doctor --fix).'
+const REBUILD_FIX = 'Rebuild the search index with store.rebuildSearchIndex().'
 const BUSY_FIX =
   'Another connection holds the write lock, which the search-index check needs; run the check again when it is done.'
 

@@ -4,7 +4,7 @@ import type { EngramError } from '../errors.ts'
 import type { Store } from '../store/store.ts'
 import { expectCode, type Harness, holdWriteLock } from './harness.ts'
 
-/** Store guarantees that came from trying to break it (issue 13): run once per driver. */
+/** Store guarantees that came from trying to break it: run once per driver. */
 export function reliabilitySuite(h: Harness): void {
   const { open } = h
 
