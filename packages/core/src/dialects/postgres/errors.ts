@@ -1,4 +1,4 @@
-import { EngramError } from '../../errors.ts'
+import { EngramError } from '../../engram-error.ts'
 
 /** The SQLSTATE of a PostgreSQL error (`40001`, `23505`, ...), or a Node socket error code. */
 export function pgCode(error: unknown): string | undefined {
