@@ -109,6 +109,31 @@ function idRange(messages: readonly CompressibleMessage[]): { first: number; las
   return ids.length > 0 ? { first: Math.min(...ids), last: Math.max(...ids) } : null
 }
 
+/** The report of a pass that changed nothing yet: the starting point every pass fills in. */
+export function unchangedReport(
+  tokensBefore: number,
+  messages: number,
+  firstCompression: boolean,
+): CompressionReport {
+  return {
+    status: 'unchanged',
+    tokensBefore,
+    tokensAfter: tokensBefore,
+    messagesBefore: messages,
+    messagesAfter: messages,
+    messagesDropped: 0,
+    messagesSummarized: 0,
+    summaryTokens: 0,
+    usedFallback: false,
+    reason: null,
+    summarizedIdRange: null,
+    firstCompression,
+    prune: { prunedToolOutputs: 0, deduplicatedToolOutputs: 0, shortenedToolArguments: 0 },
+    repair: { droppedToolResults: 0, stubbedToolCalls: 0 },
+    windowCut: null,
+  }
+}
+
 /**
  * Compresses a conversation: prunes old tool output, keeps the head and a token-budgeted tail, replaces the
  * middle with a (new or updated) summary, and repairs tool pairs. Pure apart from the summariser call: the
@@ -133,23 +158,7 @@ export async function compress(
   })
   const middle = messages.slice(bounds.headEnd, bounds.tailStart)
   const turns = middle.filter((m) => !isSummaryMessage(m))
-  const report: CompressionReport = {
-    status: 'unchanged',
-    tokensBefore,
-    tokensAfter: tokensBefore,
-    messagesBefore: messages.length,
-    messagesAfter: messages.length,
-    messagesDropped: 0,
-    messagesSummarized: 0,
-    summaryTokens: 0,
-    usedFallback: false,
-    reason: null,
-    summarizedIdRange: null,
-    firstCompression: bounds.previousSummaryIndex < 0,
-    prune: { prunedToolOutputs: 0, deduplicatedToolOutputs: 0, shortenedToolArguments: 0 },
-    repair: { droppedToolResults: 0, stubbedToolCalls: 0 },
-    windowCut: null,
-  }
+  const report = unchangedReport(tokensBefore, messages.length, bounds.previousSummaryIndex < 0)
   const unchanged = (): CompressionResult => ({ messages: [...messages], summary: null, report })
 
   let assembled: readonly CompressibleMessage[] = messages

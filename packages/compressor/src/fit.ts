@@ -1,6 +1,6 @@
 import { type ChatMessage, EngramError } from '@engram/core/types'
 import { type WindowBudget, windowBudget } from './budget.ts'
-import type { CompressionReport, CompressionResult } from './compress.ts'
+import { type CompressionReport, type CompressionResult, unchangedReport } from './compress.ts'
 import { type CompressorConfig, resolveConfig } from './config.ts'
 import { buildFallbackSummary } from './fallback.ts'
 import { type CompressibleMessage, textOf } from './messages.ts'
@@ -277,8 +277,6 @@ function idRange(messages: readonly CompressibleMessage[]): { first: number; las
   return Number.isFinite(first) ? { first, last } : null
 }
 
-const NO_PRUNE: PruneStats = { prunedToolOutputs: 0, deduplicatedToolOutputs: 0, shortenedToolArguments: 0 }
-
 /**
  * The hard limit, without a model: returns `messages` unchanged when their prompt fits the window with its
  * reply budget; otherwise the least-cut conversation that fits, trying in order: old tool outputs (before the
@@ -305,23 +303,7 @@ export function fitToWindow(
   const scale = measured === undefined ? 1 : Math.max(1, measured / Math.max(1, counted + fixed))
   const limit = Math.floor(budget.promptTokens / scale) - fixed
   const tokensBefore = measured ?? counted + fixed
-  const report: CompressionReport = {
-    status: 'unchanged',
-    tokensBefore,
-    tokensAfter: tokensBefore,
-    messagesBefore: messages.length,
-    messagesAfter: messages.length,
-    messagesDropped: 0,
-    messagesSummarized: 0,
-    summaryTokens: 0,
-    usedFallback: false,
-    reason: null,
-    summarizedIdRange: null,
-    firstCompression: !messages.some(isSummaryMessage),
-    prune: NO_PRUNE,
-    repair: { droppedToolResults: 0, stubbedToolCalls: 0 },
-    windowCut: null,
-  }
+  const report = unchangedReport(tokensBefore, messages.length, !messages.some(isSummaryMessage))
   if (counted <= limit) return { messages: [...messages], summary: null, report }
 
   const layout = new Layout(input)
