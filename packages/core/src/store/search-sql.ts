@@ -24,7 +24,7 @@ export interface HitRow {
 const asList = <T>(value: T | T[] | undefined): T[] | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? value : [value]
 
-export class Filters {
+class Filters {
   readonly where: string[] = []
   readonly params: SqlValue[] = []
 
@@ -63,7 +63,7 @@ const LINEAGE_IDS = `WITH RECURSIVE
   SELECT id FROM up UNION SELECT id FROM down`
 
 /** The filters every half of a search shares: session, lineage, user, source and time (`t` joined with `s`). */
-export function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
+function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
   const filters = new Filters()
   if (options.sessionId !== undefined) filters.add('t.session_id = ?', options.sessionId)
   const lineage = options.excludeLineageOf
@@ -92,6 +92,20 @@ const ORDER = {
   oldest: 'timestamp ASC, item_id ASC',
 } as const
 
+/**
+ * What a half of a search reads, in any dialect: its table (`t`, joined with its session `s`), time column,
+ * sort, and the filters of the options with the keyset of the page.
+ */
+export function hitParts(kind: 'message' | 'episode', options: SearchOptions, after?: After) {
+  const table = kind === 'message' ? 'messages' : 'episodes'
+  const time = kind === 'message' ? 't.timestamp' : 't.created_at'
+  const filters = kind === 'message' ? messageFilters(options) : sessionFilters(options, time)
+  const sort = options.sort ?? 'relevance'
+  const keyset = sort === 'relevance' ? undefined : keysetFilter(kind, time, sort, after)
+  if (keyset) filters.add(keyset.where, ...keyset.params)
+  return { table, time, filters, sort }
+}
+
 /** The SQL of one half of a search (exported for the benchmark, which runs it on a raw connection). */
 export function hitQuery(
   kind: 'message' | 'episode',
@@ -101,12 +115,7 @@ export function hitQuery(
   after?: After,
 ): Statement {
   const fts = kind === 'message' ? 'messages_fts' : 'episodes_fts'
-  const table = kind === 'message' ? 'messages' : 'episodes'
-  const time = kind === 'message' ? 't.timestamp' : 't.created_at'
-  const filters = kind === 'message' ? messageFilters(options) : sessionFilters(options, time)
-  const sort = options.sort ?? 'relevance'
-  const keyset = sort === 'relevance' ? undefined : keysetFilter(kind, time, sort, after)
-  if (keyset) filters.add(keyset.where, ...keyset.params)
+  const { table, time, filters, sort } = hitParts(kind, options, after)
   const order = ORDER[sort]
   // The indexed text, as the FTS table's content view defines it. Snippets are made in JS from its start
   // (snippet.ts): FTS5's snippet() re-tokenises the row and scores every match against every other
@@ -130,12 +139,7 @@ export interface After {
   id: number
 }
 
-export function keysetFilter(
-  hit: 'message' | 'episode',
-  time: string,
-  order: 'newest' | 'oldest',
-  after?: After,
-) {
+function keysetFilter(hit: 'message' | 'episode', time: string, order: 'newest' | 'oldest', after?: After) {
   if (!after) return undefined
   const phase = hit === 'episode' ? 0 : 1
   if (after.phase > phase) return { where: 'FALSE', params: [] }

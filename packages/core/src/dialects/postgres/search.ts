@@ -1,6 +1,6 @@
 import type { SqlValue, Statement } from '../../driver.ts'
 import { EXCERPT_CHARS } from '../../search/snippet.ts'
-import { type After, keysetFilter, sessionFilters } from '../../store/search-sql.ts'
+import { type After, hitParts } from '../../store/search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
 
 /**
@@ -77,16 +77,7 @@ export function pgHitQuery(
   take: number,
   after?: After,
 ): Statement {
-  const table = kind === 'message' ? 'messages' : 'episodes'
-  const time = kind === 'message' ? 't.timestamp' : 't.created_at'
-  const filters = sessionFilters(options, time)
-  if (kind === 'message') {
-    const role = options.role
-    filters.addIn('t.role', role === undefined ? undefined : Array.isArray(role) ? role : [role])
-  }
-  const sort = options.sort ?? 'relevance'
-  const keyset = sort === 'relevance' ? undefined : keysetFilter(kind, time, sort, after)
-  if (keyset) filters.add(keyset.where, ...keyset.params)
+  const { table, time, filters, sort } = hitParts(kind, options, after)
   const query = tsquery(match)
   const text = kind === 'message' ? 't.content' : 't.summary'
   return {
