@@ -7,7 +7,7 @@ import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
 import { encodeMessage } from './message-codec.ts'
 import { INSERT_MESSAGE } from './messages.ts'
-import { getSession } from './sessions.ts'
+import { getSession, PARENT_OF_SAME_USER, parentOfSameUser } from './sessions.ts'
 import { usageGroupStatement } from './usage.ts'
 
 const action = 'Importing a session'
@@ -50,11 +50,9 @@ export async function importSession(
   const id = session.id
   const statements: Statement[] = [
     {
-      // A child belongs to its parent's user: a parent of another user is as good as missing.
       sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at,
           ended_at, end_reason, input_tokens, output_tokens, cost_usd)
-        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-        WHERE CAST(? AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = ? AND user_id IS NOT DISTINCT FROM ?)`,
+        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ${PARENT_OF_SAME_USER}`,
       params: [
         id,
         session.source,
@@ -69,9 +67,7 @@ export async function importSession(
         sum((g) => g.inputTokens),
         sum((g) => g.outputTokens),
         sum((g) => g.costUsd),
-        parent,
-        parent,
-        userId,
+        ...parentOfSameUser(parent, userId),
       ],
     },
     ...encoded.map((e) => ({ sql: INSERT_MESSAGE, params: [id, ...e.values, id] })),

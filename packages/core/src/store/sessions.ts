@@ -27,6 +27,15 @@ export const endSessionStatement = (ctx: StoreContext, id: string, endReason: st
       .where(and(eq(sessions.id, id), isNull(sessions.endedAt))),
   )
 
+/**
+ * The condition of an INSERT … SELECT that creates a session: no parent, or a parent of the same user (a
+ * parent of another user is as good as missing). Its parameters come from {@link parentOfSameUser}.
+ */
+export const PARENT_OF_SAME_USER =
+  'CAST(? AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = ? AND user_id IS NOT DISTINCT FROM ?)'
+
+export const parentOfSameUser = (parent: string | null, userId: string | null) => [parent, parent, userId]
+
 export async function createSession(ctx: StoreContext, input: NewSession): Promise<Session> {
   const session = parse(args.newSession, input, 'Creating a session')
   const id = session.id ?? randomUUID()
@@ -37,10 +46,8 @@ export async function createSession(ctx: StoreContext, input: NewSession): Promi
     results = await ctx.write(
       [
         {
-          // A child belongs to its parent's user: a parent of another user is as good as missing.
           sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at)
-            SELECT ?, ?, ?, ?, ?, ?, ?, ?
-            WHERE CAST(? AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM sessions WHERE id = ? AND user_id IS NOT DISTINCT FROM ?)`,
+            SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE ${PARENT_OF_SAME_USER}`,
           params: [
             id,
             session.source,
@@ -50,9 +57,7 @@ export async function createSession(ctx: StoreContext, input: NewSession): Promi
             session.systemPrompt ?? null,
             parent,
             Date.now(),
-            parent,
-            parent,
-            userId,
+            ...parentOfSameUser(parent, userId),
           ],
         },
       ],
