@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createMemoryTool, createSessionSearchTool, loadConfig, MemoryFiles } from '@engram/agent'
+import { loadConfig, MemoryFiles } from '@engram/agent'
 import { openStore } from '@engram/core'
 import { BIG_SESSION, Corpus } from '../../../packages/core/bench/scale-corpus.ts'
 import { createUiApp } from '../src/ui/app.ts'
@@ -40,19 +40,11 @@ if (fresh) {
 }
 const config = loadConfig({ env: {}, cwd: '/tmp' })
 const memory = new MemoryFiles(config.memoryFiles)
-const tools = [createMemoryTool(memory), createSessionSearchTool(store)].map(
-  ({ name, description, parameters }) => ({
-    name,
-    description,
-    parameters,
-  }),
-)
 const token = 'bench'
 const app = createUiApp({
   store,
   memory,
   config,
-  tools,
   token,
   allowEdit: false,
   dbArgs: '--db x',

@@ -3,7 +3,7 @@ import { request } from 'node:http'
 import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
-import { createMemoryTool, createSessionSearchTool, loadConfig, MemoryFiles } from '@engram/agent'
+import { loadConfig, MemoryFiles } from '@engram/agent'
 import { openStore, type Store } from '@engram/core'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -46,14 +46,7 @@ async function run(argv: string[]): Promise<string> {
 
 function options(memory: MemoryFiles, allowEdit: boolean) {
   const config = loadConfig({ env: {}, cwd: dir })
-  const tools = [createMemoryTool(memory), createSessionSearchTool(store)].map(
-    ({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters,
-    }),
-  )
-  return { store, memory, config, tools, allowEdit, dbArgs: `--db ${db}`, port: 0 }
+  return { store, memory, config, allowEdit, dbArgs: `--db ${db}`, port: 0 }
 }
 
 const shot = async (name: string) => {

@@ -78,4 +78,11 @@ export {
   type SessionSearchOptions,
   type SessionSearchStore,
 } from './tools/session-search.ts'
-export type { AgentTool, ToolContext, ToolDefinition, ToolErrorCode, ToolResult } from './tools/tool.ts'
+export {
+  type AgentTool,
+  specOf,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolErrorCode,
+  type ToolResult,
+} from './tools/tool.ts'

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { createMemoryTool, createSessionSearchTool, MemoryFiles } from '@engram/agent'
+import { MemoryFiles } from '@engram/agent'
 import { openStore } from '@engram/core'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
@@ -64,18 +64,10 @@ export function registerUi(program: Command, io: Io): void {
       }
       const store = await openStore(config.storage)
       const memory = new MemoryFiles(config.memoryFiles)
-      const tools = [createMemoryTool(memory), createSessionSearchTool(store)].map(
-        ({ name, description, parameters }) => ({
-          name,
-          description,
-          parameters,
-        }),
-      )
       const ui = await startUi({
         store,
         memory,
         config,
-        tools,
         allowEdit: Boolean(ctx.options.allowEdit),
         dbArgs: `--db ${shellArg(url)}`,
         port,

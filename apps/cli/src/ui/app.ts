@@ -1,5 +1,13 @@
-import type { EngramConfig, MemoryFiles, MemoryOperation, MemoryTarget, ToolSpec } from '@engram/agent'
-import { MemoryRefusal } from '@engram/agent'
+import {
+  createMemoryTool,
+  createSessionSearchTool,
+  type EngramConfig,
+  type MemoryFiles,
+  type MemoryOperation,
+  MemoryRefusal,
+  type MemoryTarget,
+  specOf,
+} from '@engram/agent'
 import type { Store } from '@engram/core'
 import { Hono } from 'hono'
 import { html } from 'hono/html'
@@ -12,12 +20,11 @@ import { sessionPage } from './session-page.ts'
 import { sessionsPage } from './sessions-page.ts'
 import { usagePage } from './usage-page.ts'
 
-/** What the page reads: the open store, the memory files, the configuration, the agent's tool schemas. */
+/** What the page reads: the open store, the memory files and the configuration. */
 export interface UiOptions {
   store: Store
   memory: MemoryFiles
   config: EngramConfig
-  tools: readonly ToolSpec[]
   /** The access token every request must carry. */
   token: string
   /** Memory files may be changed from the page (off by default). */
@@ -52,6 +59,8 @@ function operationOf(
  */
 export function createUiApp(options: UiOptions): Hono {
   const { store, memory, config } = options
+  // The schemas the agent sends with every request: its two built-in tools over this store and these files.
+  const tools = [createMemoryTool(memory), createSessionSearchTool(store)].map(specOf)
   const app = new Hono()
   app.use('*', requireAccess(options.token, options.remoteAddress))
   app.use('*', async (c, next) => {
@@ -72,7 +81,7 @@ export function createUiApp(options: UiOptions): Hono {
     return body ? c.html(body) : c.html(notFound('There is no session with this id.'), 404)
   })
   app.get('/sessions/:id/context', async (c) => {
-    const body = await contextPage(store, config, options.tools, c.req.param('id'))
+    const body = await contextPage(store, config, tools, c.req.param('id'))
     return body ? c.html(body) : c.html(notFound('There is no session with this id.'), 404)
   })
   app.get('/memory', async (c) =>

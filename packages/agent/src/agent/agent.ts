@@ -6,7 +6,7 @@ import { throwIfCancelled } from '../providers/errors.ts'
 import type { ModelProvider } from '../providers/types.ts'
 import { createMemoryTool } from '../tools/memory-tool.ts'
 import { createSessionSearchTool } from '../tools/session-search.ts'
-import type { AgentTool, ToolContext } from '../tools/tool.ts'
+import { type AgentTool, specOf, type ToolContext } from '../tools/tool.ts'
 import { normaliseAnswer } from './answer.ts'
 import { ContextKeeper, type ContextReport } from './context.ts'
 import { Conversation } from './conversation.ts'
@@ -76,11 +76,7 @@ class EngramAgent implements Agent {
     const counter = options.tokenCounter ?? bpeTokenCounter
     const aux = auxModel(options, this.#config)
     // The tool specs go with every request: counted once, against the window, by the compressor too.
-    const toolTokens = counter.countText(
-      JSON.stringify(
-        this.#tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
-      ),
-    )
+    const toolTokens = counter.countText(JSON.stringify(this.#tools.map(specOf)))
     this.#compressor = new ContextCompressor({
       window: this.#config.models.main.contextWindow,
       config: this.#config.compressor,

@@ -28,6 +28,13 @@ export type ToolResult =
   | { ok: true; content: string }
   | { ok: false; error: { code: ToolErrorCode; message: string } }
 
+/** What the model is shown of a tool: its name, description and parameters, without the code behind it. */
+export const specOf = ({ name, description, parameters }: ToolSpec): ToolSpec => ({
+  name,
+  description,
+  parameters,
+})
+
 /**
  * A tool the agent offers the model. `call` checks the raw arguments (JSON text, an object, or nothing)
  * and runs the tool; it should not throw (`runTool` turns a throw into a `failed` result anyway). Build
