@@ -36,7 +36,7 @@ export function localDatabasePath(url: string): string | null {
 }
 
 /** Refuses a local database file that does not exist (the read-only commands create nothing). */
-function requireDatabase(url: string | undefined, cwd: string): void {
+export function requireDatabase(url: string | undefined, cwd: string): void {
   const path = localDatabasePath(url ?? '')
   if (path === null || existsSync(resolve(cwd, path))) return
   throw new EngramError(

@@ -29,7 +29,7 @@ let readOnly: RunningUi
 let editable: RunningUi
 let page: Page
 
-async function run(argv: string[]): Promise<string> {
+async function run(argv: string[], expected = 0): Promise<string> {
   const stdout = new PassThrough()
   const stderr = new PassThrough()
   let text = ''
@@ -40,7 +40,7 @@ async function run(argv: string[]): Promise<string> {
   const stdin = new PassThrough()
   stdin.end()
   const code = await main(argv, { stdout, stderr, stdin, env: { PATH: process.env.PATH }, cwd: dir })
-  expect(code).toBe(0)
+  expect(code).toBe(expected)
   return text
 }
 
@@ -254,6 +254,12 @@ describe('engram ui in chromium', () => {
 })
 
 describe('engram ui access', () => {
+  it('refuses a database that does not exist and creates nothing', async () => {
+    const missing = join(dir, 'nowhere', 'engram.db')
+    await run(['ui', '--db', missing], 1)
+    expect(existsSync(join(dir, 'nowhere'))).toBe(false)
+  })
+
   it('listens on 127.0.0.1 only: another address of this machine is refused', async () => {
     const external = Object.values(networkInterfaces())
       .flat()

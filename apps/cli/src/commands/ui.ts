@@ -1,14 +1,11 @@
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { MemoryFiles } from '@engram/agent'
 import { openStore } from '@engram/core'
 import type { Command } from 'commander'
-import { createContext } from '../context.ts'
+import { createContext, requireDatabase } from '../context.ts'
 import { UsageError } from '../errors.ts'
 import type { Io } from '../output.ts'
 import { startUi } from '../ui/serve.ts'
-
-const LOCAL_FILE = /^(?![a-z][a-z0-9+.-]*:)/i
 
 /** Single-quotes a value for a POSIX shell when it needs it. */
 const shellArg = (value: string) =>
@@ -57,11 +54,8 @@ export function registerUi(program: Command, io: Io): void {
       }
       const config = ctx.config()
       const url = config.storage.url ?? ''
-      if (LOCAL_FILE.test(url) && url !== ':memory:' && !existsSync(url)) {
-        throw new UsageError(
-          `There is no database at ${url}. Pass --db with an existing one, or run engram demo or engram chat to make one.`,
-        )
-      }
+      // A page over nothing helps nobody: like the other read-only commands, it creates no database.
+      requireDatabase(url, io.cwd)
       const store = await openStore(config.storage)
       const memory = new MemoryFiles(config.memoryFiles)
       const ui = await startUi({
