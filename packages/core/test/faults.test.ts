@@ -1,6 +1,6 @@
-import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { execFileSync, type SpawnSyncReturns, spawnSync } from 'node:child_process'
+import { chmodSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -131,18 +131,33 @@ describe('a read-only database', () => {
       const { path, sessionId } = await seeded()
       chmodSync(dir, 0o777) // the other user may create the -wal and -shm files, not write the database
       chmodSync(path, 0o444)
-      const child = spawnSync(
-        process.execPath,
-        [
-          '--import',
-          TSX_LOADER,
-          fileURLToPath(new URL('./processes/faults-readonly-store.ts', import.meta.url)),
-          path,
-          sessionId,
-          'archive',
-        ],
-        { cwd: REPO_ROOT, uid: 65534, gid: 65534, encoding: 'utf8', timeout: 30_000 },
-      )
+      // The other user must reach the repository to load the code: a clone inside a private folder (mktemp -d
+      // makes it 0700) gets search permission for the length of the test, and its mode back after.
+      const opened: [string, number][] = []
+      for (let folder = REPO_ROOT; folder !== dirname(folder); folder = dirname(folder)) {
+        const mode = statSync(folder).mode & 0o7777
+        if ((mode & 0o001) === 0) {
+          chmodSync(folder, mode | 0o001)
+          opened.push([folder, mode])
+        }
+      }
+      let child: SpawnSyncReturns<string>
+      try {
+        child = spawnSync(
+          process.execPath,
+          [
+            '--import',
+            TSX_LOADER,
+            fileURLToPath(new URL('./processes/faults-readonly-store.ts', import.meta.url)),
+            path,
+            sessionId,
+            'archive',
+          ],
+          { cwd: REPO_ROOT, uid: 65534, gid: 65534, encoding: 'utf8', timeout: 30_000 },
+        )
+      } finally {
+        for (const [folder, mode] of opened) chmodSync(folder, mode)
+      }
       expect(child.status, child.stderr).toBe(0)
       const report = JSON.parse(child.stdout.trim().split('\n').at(-1) as string)
       expect(report.append).toMatchObject({ ok: false, code: 'DATABASE_READONLY' })
