@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { growthRatio } from '../../core/test/linearity.ts'
 import { buildSystemPrompt, costOf, IMPORTANCE, importanceOf } from '../src/index.ts'
-import { growthRatio } from './linearity.ts'
 
 describe('episode importance', () => {
   it.each([

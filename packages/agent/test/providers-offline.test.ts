@@ -2,10 +2,10 @@ import { bpeTokenCounter, buildSummaryRequest, countMessages, SUMMARY_SECTIONS }
 import type { ChatMessage } from '@engram/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { growthRatio } from '../../core/test/linearity.ts'
 import { createOfflineModel, type ToolSpec } from '../src/index.ts'
 import { offlineSummary } from '../src/providers/offline-summary.ts'
 import { termsOf } from '../src/providers/offline-text.ts'
-import { growthRatio } from './linearity.ts'
 
 const tools: ToolSpec[] = [
   { name: 'memory', description: 'm', parameters: { type: 'object', properties: {} } },
