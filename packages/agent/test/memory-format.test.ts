@@ -274,6 +274,10 @@ describe('grapheme counting is linear and exact', () => {
     // A joiner after marks on a letter does not pull in a following pictograph (found by the property).
     const letter = 'a\u0301\u0301\u200d\u00a9'
     expect(countChars(letter, { window: 4 })).toBe(whole(letter))
+    // Two joiners in a row end the emoji sequence: the second flag is a grapheme of its own.
+    const scotland = '🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}'
+    const flags = `${scotland}\u200d\u200d${scotland}`
+    expect(countChars(flags, { window: 4 })).toBe(whole(flags))
   })
 
   it('hands the segmenter work proportional to the text, only around complex characters, in bounded calls', () => {

@@ -22,6 +22,11 @@ const EXTENDS =
   /^(?:\p{M}|\u200c|\u200d|[\ufe00-\ufe0f]|[\u{1f3fb}-\u{1f3ff}]|[\u{e0020}-\u{e007f}]|[\u{e0100}-\u{e01ef}])/u
 
 const PICTOGRAPH = /^\p{Extended_Pictographic}/u
+/** Extenders other than the joiner: what may stand between a pictograph and the joiner that continues it. */
+const NON_JOINER_EXTENDS =
+  '(?:\\p{M}|\\u200c|[\\ufe00-\\ufe0f]|[\\u{1f3fb}-\\u{1f3ff}]|[\\u{e0020}-\\u{e007f}]|[\\u{e0100}-\\u{e01ef}])*'
+const PICTOGRAPH_RUN_END = new RegExp(`\\p{Extended_Pictographic}${NON_JOINER_EXTENDS}$`, 'u')
+const JOINED_END = new RegExp(`\\p{Extended_Pictographic}${NON_JOINER_EXTENDS}\\u200d$`, 'u')
 
 /** Segments per call: Node 20's ICU segmenter is quadratic in the length of the text it is given. */
 const SEGMENT_WINDOW = 1_024
@@ -106,15 +111,19 @@ function segmentCount(text: string, options: CountOptions, max: number): number 
     // once and skip its parts: marks and joiners, and a pictograph after a joiner.
     count++
     let end = start + slice.length
-    // A joiner joins a pictograph only in an emoji sequence: one that starts with a pictograph (GB11).
-    const emoji = PICTOGRAPH.test(slice)
-    let joined = emoji && slice.endsWith('\u200d')
+    // A joiner pulls in a pictograph only right after a pictograph and its extenders (GB11:
+    // ExtPict Extend* ZWJ × ExtPict); `pictograph` says the cluster so far ends in such a run.
+    let pictograph = PICTOGRAPH_RUN_END.test(slice)
+    let joined = JOINED_END.test(slice)
     // Nothing extends a line break.
     while (end < text.length && !/[\r\n]$/.test(slice)) {
       const next = text.slice(end, end + 2)
-      const part = EXTENDS.exec(next) ?? (joined ? PICTOGRAPH.exec(next) : null)
+      const pulled = joined ? PICTOGRAPH.exec(next) : null
+      const part = pulled ?? EXTENDS.exec(next)
       if (!part) break
-      joined = emoji && part[0] === '\u200d'
+      const zwj = part[0] === '\u200d'
+      joined = zwj && pictograph
+      pictograph = pulled !== null || (pictograph && !zwj)
       end += part[0].length
     }
     start = end
