@@ -22,3 +22,20 @@ describe('resume() stays within the agent’s user', () => {
     expect((await again.resume(aliceSession)).id).toBe(aliceSession)
   })
 })
+
+describe('resume() reopens an ended session', () => {
+  it('a resumed session is live again, so a prune of old ended sessions keeps it', async () => {
+    const w = world(dir)
+    const store = await w.open()
+    const first = w.agent(store, createOfflineModel(), { userId: 'carol' })
+    await first.run('note that the build server is called tarn')
+    const id = first.sessionId as string
+    await store.endSession(id, 'user_exit')
+    const again = w.agent(store, createOfflineModel(), { userId: 'carol' })
+    expect(await again.resume(id)).toMatchObject({ id, endedAt: null, endReason: null })
+    expect(await store.getSession(id)).toMatchObject({ endedAt: null })
+    expect(await store.pruneSessions({ olderThanDays: 0 })).toBe(0)
+    await again.run('and the deploy target is fjord')
+    expect(await store.getSession(id)).toMatchObject({ endedAt: null })
+  })
+})

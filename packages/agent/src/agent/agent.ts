@@ -45,7 +45,10 @@ export interface Agent {
    * what was persisted stays. One run at a time per agent.
    */
   run(userText: string, options?: RunOptions): Promise<string>
-  /** Continues a session (`latest`: the newest of this source and user) at the tip of its chain, with its stored prompt. */
+  /**
+   * Continues a session (`latest`: the newest of this source and user) at the tip of its chain, with its
+   * stored prompt; an ended session is reopened (live again until it ends anew).
+   */
   resume(sessionId: string | 'latest'): Promise<Session>
   /** Ends the current session (if any) and starts a new one with a fresh memory snapshot. */
   newSession(): Promise<Session>
@@ -172,8 +175,10 @@ class EngramAgent implements Agent {
       systemPrompt = await this.#freshSystemPrompt()
       await this.#store.setSystemPrompt(session.id, systemPrompt)
     }
+    // An ended session written to again is live: left ended, its old end would make it prunable.
+    if (session.endedAt !== null) await this.#store.reopenSession(session.id)
     this.#start(session, systemPrompt, await this.#store.getStoredMessages(session.id))
-    return session
+    return { ...session, endedAt: null, endReason: null }
   }
 
   async #checkContext(

@@ -148,6 +148,21 @@ export async function endSession(ctx: StoreContext, id: string, reason: string):
   if (ended?.changes === 0 && !(await getSession(ctx, sessionId))) throw sessionNotFound(sessionId)
 }
 
+/** Clears a session's end (time and reason) so a resumed session is live again; a live session is unchanged. */
+export async function reopenSession(ctx: StoreContext, id: string): Promise<void> {
+  const action = 'Reopening a session'
+  const sessionId = args.checkSessionId(id, action)
+  const [reopened] = await ctx.write(
+    [
+      statementOf(
+        ctx.db.update(sessions).set({ endedAt: null, endReason: null }).where(eq(sessions.id, sessionId)),
+      ),
+    ],
+    action,
+  )
+  if (reopened?.changes === 0) throw sessionNotFound(sessionId)
+}
+
 export async function setSystemPrompt(ctx: StoreContext, id: string, prompt: string): Promise<void> {
   const action = 'Saving the system prompt'
   const systemPrompt = parse(args.systemPrompt, prompt, action, { field: 'the system prompt' })

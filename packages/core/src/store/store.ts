@@ -117,6 +117,14 @@ export class Store {
     return this.ctx.operation(() => sessions.endSession(this.ctx, id, reason))
   }
 
+  /**
+   * Makes an ended session live again (end time and reason cleared), as resuming it does: a session that is
+   * being written to must not look old to `pruneSessions`. The next `endSession` records the new end.
+   */
+  reopenSession(id: string): Promise<void> {
+    return this.ctx.operation(() => sessions.reopenSession(this.ctx, id))
+  }
+
   /** Stores the assembled system prompt verbatim, so a continuing session can reuse it byte for byte. */
   setSystemPrompt(id: string, prompt: string): Promise<void> {
     return this.ctx.operation(() => sessions.setSystemPrompt(this.ctx, id, prompt))

@@ -250,6 +250,20 @@ export function storeSuite(h: Harness): void {
       await expectCode(store.endSession('missing', 'x'), 'SESSION_NOT_FOUND')
     })
 
+    it('reopens an ended session: live again, not pruned, and the next end is recorded', async () => {
+      const s = await store.createSession({ source: 'reopen' })
+      await store.endSession(s.id, 'user_exit')
+      await store.reopenSession(s.id)
+      expect(await store.getSession(s.id)).toMatchObject({ endedAt: null, endReason: null })
+      expect(await store.pruneSessions({ olderThanDays: 0, source: 'reopen' })).toBe(0)
+      await store.endSession(s.id, 'later_exit')
+      expect(await store.getSession(s.id)).toMatchObject({ endReason: 'later_exit' })
+      await store.reopenSession(s.id)
+      await store.reopenSession(s.id)
+      expect((await store.getSession(s.id))?.endedAt).toBeNull()
+      await expectCode(store.reopenSession('missing'), 'SESSION_NOT_FOUND')
+    })
+
     it('stores the system prompt verbatim', async () => {
       const prompt = '  You are Hermes.\r\n\u00a0Memory: [62% — 1,364/2,200 chars]\n\n§ notes\t \n'
       const s = await store.createSession({ source: 'cli', systemPrompt: 'old' })
