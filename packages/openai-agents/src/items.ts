@@ -8,14 +8,25 @@ export const MARKER_PART = 'openai_agents_history'
 /** An Agents SDK `AgentInputItem`, seen as the JSON object it is (unknown kinds included). */
 export type RawItem = Record<string, unknown>
 
+/** A history transaction's id and the SHA-256 of its canonical JSON. */
+export interface Operation {
+  id: string
+  digest: string
+}
+
 /**
- * What a marker records. `drop` removes that many items from the end of the history before the
- * items that follow it in the same batch (`'all'` clears the session); `operation` is the id and the
- * digest of the history transaction the batch applies.
+ * What a marker records. `drop` removes the items held by those Engram message ids (`'all'` clears
+ * the session); `tail` is the message id of the last item when the writer read the history (null:
+ * empty), and the marker applies only if it still is; `batch` names the items written with the marker, which count only when it applies;
+ * `operation` is the history transaction the batch applies; `operations` carries the transactions of
+ * a compacted parent into its child, so a retried transaction is not applied twice.
  */
 export interface Marker {
-  drop?: number | 'all'
-  operation?: { id: string; digest: string }
+  drop?: number[] | 'all'
+  tail?: number | null
+  batch?: string
+  operation?: Operation
+  operations?: Operation[]
 }
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '')
@@ -41,9 +52,10 @@ function roleOf(item: RawItem): Role {
  * One Engram message per SDK item. The item travels whole in a part of type ITEM_PART; the other
  * fields only carry what search and readers of the store need: the role, the text, a function call
  * as `tool_calls` (name and arguments are indexed) and a result as a `tool` message of its call.
+ * `batch` ties the item to the marker written with it (see `readHistory`).
  */
-export function itemToMessage(item: RawItem): MessageInput {
-  const raw = { type: ITEM_PART, item }
+export function itemToMessage(item: RawItem, batch?: string): MessageInput {
+  const raw = { type: ITEM_PART, item, ...(batch === undefined ? {} : { batch }) }
   const parts = (text: string) => (text ? [{ type: 'text', text }, raw] : [raw])
   const callId = str(item.callId)
   if (item.type === 'function_call' && callId) {
