@@ -1,14 +1,23 @@
 import { createHash, randomUUID } from 'node:crypto'
+import {
+  type CompressibleMessage,
+  type CompressionReport,
+  type ContextCompressor,
+  persistCompression,
+} from '@engram/compressor'
 import { EngramError, type RefMessageInput, type Store } from '@engram/core'
 import type {
   AgentInputItem,
+  OpenAIResponsesCompactionArgs,
+  OpenAIResponsesCompactionAwareSession,
   SessionHistoryRewriteArgs,
   SessionHistoryRewriteAwareSession,
   SessionHistoryTransactionArgs,
   SessionHistoryTransactionAwareSession,
 } from '@openai/agents'
 import { canonicalJson, digestOf } from './canonical.ts'
-import { type History, itemsOf, readHistory, windowStart } from './history.ts'
+import { awaitingResult, compactedItems, toCompressible } from './compaction.ts'
+import { type History, itemsOf, operationList, readHistory, windowStart } from './history.ts'
 import { itemToMessage, type Marker, markerMessage, type RawItem } from './items.ts'
 
 /** The part of the Store the session uses. */
@@ -20,7 +29,15 @@ export type EngramSessionStore = Pick<
   | 'appendMessages'
   | 'appendMessagesOnce'
   | 'getStoredMessages'
+  | 'continueSession'
 >
+
+/** What a compaction did: the session it ended, the child the conversation continues in, the report. */
+export interface CompactionEvent {
+  sessionId: string
+  childSessionId: string
+  report: CompressionReport
+}
 
 export interface EngramSessionOptions {
   store: EngramSessionStore
@@ -31,6 +48,15 @@ export interface EngramSessionOptions {
   userId?: string
   model?: string
   title?: string
+  /**
+   * Compacts the history with Engram's compressor when the runner calls the SDK's compaction hook
+   * (`runCompaction`, after each completed turn): any summariser model, any provider. Give it the
+   * model's window and, as `fixedTokens`, what each request carries besides the history (the agent's
+   * instructions and tool definitions). Without it the hook does nothing.
+   */
+  compressor?: ContextCompressor
+  /** Called after each compaction, once the child session is written. */
+  onCompaction?: (event: CompactionEvent) => void
 }
 
 /** The session's source when none is given. */
@@ -57,9 +83,12 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * `getSessionId()` stays the id the session started with, `currentSessionId()` is the one written to.
  */
 export class EngramSession
-  implements SessionHistoryTransactionAwareSession, SessionHistoryRewriteAwareSession
+  implements
+    SessionHistoryTransactionAwareSession,
+    SessionHistoryRewriteAwareSession,
+    OpenAIResponsesCompactionAwareSession
 {
-  protected readonly store: EngramSessionStore
+  private readonly store: EngramSessionStore
   private readonly options: EngramSessionOptions
   private id: string | undefined = undefined
   private queue: Promise<unknown> = Promise.resolve()
@@ -70,7 +99,7 @@ export class EngramSession
   }
 
   /** Runs `task` after every earlier operation of this instance has finished (failed ones included). */
-  protected serial<T>(task: () => Promise<T>): Promise<T> {
+  private serial<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(task, task)
     this.queue = run.catch(() => undefined)
     return run
@@ -94,11 +123,11 @@ export class EngramSession
   }
 
   /** The Engram session the history lives in now: the last child of compactions, read on every call. */
-  protected async tip(): Promise<string> {
+  private async tip(): Promise<string> {
     return this.store.resolveTip(await this.ensureId())
   }
 
-  protected async read(): Promise<{ tip: string; history: History }> {
+  private async read(): Promise<{ tip: string; history: History }> {
     const tip = await this.tip()
     return { tip, history: readHistory(await this.store.getStoredMessages(tip)) }
   }
@@ -270,6 +299,37 @@ export class EngramSession
       const now = (await this.read()).history.operations.get(operationId)
       if (now === digest) return
       throw now === undefined ? stale() : reused()
+    })
+  }
+
+  /**
+   * The SDK's compaction hook. When the compressor finds the history due (or `force` is set), the
+   * compressed history continues in a child Engram session (`store.continueSession`, as the Engram
+   * agent does): the parent ends with reason `compression` and keeps every item, archived and
+   * searchable, and the summary is stored as its episode. The compacted items keep every call with its
+   * result and every reasoning item with the item after it; the operation ids go along, so a retried
+   * transaction is not applied twice. Skipped while the latest turn waits for a tool result (an
+   * approval). Returns null: the summariser's usage is its own (the agent's `createSummarizer` reports
+   * it to its observer).
+   */
+  runCompaction(args?: OpenAIResponsesCompactionArgs): Promise<null> {
+    return this.serial(async () => {
+      const { compressor, onCompaction } = this.options
+      if (compressor === undefined) return null
+      const { tip, history } = await this.read()
+      if (history.entries.length === 0 || awaitingResult(itemsOf(history))) return null
+      const sent: CompressibleMessage[] = toCompressible(history.entries)
+      const result = await compressor.compress(sent, { force: args?.force === true })
+      if (result === null || result.report.status !== 'compressed') return null
+      const items = compactedItems(result.messages, history.entries, sent)
+      const operations = operationList(history)
+      const messages = [
+        ...(operations.length > 0 ? [markerMessage({ operations })] : []),
+        ...items.map((item) => itemToMessage(item)),
+      ] as CompressibleMessage[]
+      const { session } = await persistCompression(this.store, tip, { ...result, messages })
+      onCompaction?.({ sessionId: tip, childSessionId: session.id, report: result.report })
+      return null
     })
   }
 }
