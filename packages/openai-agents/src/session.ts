@@ -208,6 +208,24 @@ export class EngramSession
   }
 
   /**
+   * Replaces the history with a compaction item and the items after it (the runner's path when the
+   * model returns a `compaction` item), in one batch: without it the runner clears and re-adds, two
+   * writes a kill could separate.
+   */
+  replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void> {
+    return this.serial(() =>
+      this.removal(
+        (history) => ({
+          drop: history.entries.map((entry) => entry.messageId),
+          items: items as RawItem[],
+          value: undefined,
+        }),
+        undefined,
+      ),
+    )
+  }
+
+  /**
    * Applies the runner's rewrites (`replace_function_call`: the first call with that `callId` becomes
    * the replacement, later ones with it are dropped) as one batch: a marker dropping the history from
    * the first changed item, then the rewritten tail.
