@@ -6,5 +6,10 @@ export {
   createChatStore,
   type LoadChatOptions,
 } from './chat.ts'
-export { type EngramMiddlewareOptions, engramMiddleware, type RecordingStore } from './middleware.ts'
+export {
+  type CompactionEvent,
+  type EngramMiddlewareOptions,
+  engramMiddleware,
+  type RecordingStore,
+} from './middleware.ts'
 export { type EngramToolsOptions, engramTools, toAiTool } from './tools.ts'

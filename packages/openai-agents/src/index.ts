@@ -1,4 +1,5 @@
 export {
+  type CompactionEvent,
   DEFAULT_SOURCE,
   EngramSession,
   type EngramSessionOptions,

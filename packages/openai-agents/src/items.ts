@@ -1,4 +1,4 @@
-import type { MessageInput, Role } from '@engram/core'
+import type { MessageInput, Role, ToolCall } from '@engram/core'
 
 /** The content-part type that carries an Agents SDK item, unchanged, inside an Engram message. */
 export const ITEM_PART = 'openai_agents_item'
@@ -8,14 +8,25 @@ export const MARKER_PART = 'openai_agents_history'
 /** An Agents SDK `AgentInputItem`, seen as the JSON object it is (unknown kinds included). */
 export type RawItem = Record<string, unknown>
 
+/** A history transaction's id and the SHA-256 of its canonical JSON. */
+export interface Operation {
+  id: string
+  digest: string
+}
+
 /**
- * What a marker records. `drop` removes that many items from the end of the history before the
- * items that follow it in the same batch (`'all'` clears the session); `operation` is the id and the
- * digest of the history transaction the batch applies.
+ * What a marker records. `drop` removes the items held by those Engram message ids (`'all'` clears
+ * the session); `tail` is the message id of the last item when the writer read the history (null:
+ * empty), and the marker applies only if it still is; `batch` names the items written with the marker, which count only when it applies;
+ * `operation` is the history transaction the batch applies; `operations` carries the transactions of
+ * a compacted parent into its child, so a retried transaction is not applied twice.
  */
 export interface Marker {
-  drop?: number | 'all'
-  operation?: { id: string; digest: string }
+  drop?: number[] | 'all'
+  tail?: number | null
+  batch?: string
+  operation?: Operation
+  operations?: Operation[]
 }
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '')
@@ -37,19 +48,27 @@ function roleOf(item: RawItem): Role {
   return 'assistant'
 }
 
+/** What an item is as a chat message: its role, text, and a call or a result of one. */
+export interface ItemFields {
+  role: Role
+  text: string
+  tool_calls?: ToolCall[]
+  tool_call_id?: string
+  name?: string
+}
+
 /**
- * One Engram message per SDK item. The item travels whole in a part of type ITEM_PART; the other
- * fields only carry what search and readers of the store need: the role, the text, a function call
- * as `tool_calls` (name and arguments are indexed) and a result as a `tool` message of its call.
+ * The chat-message view of an SDK item: a function call as `tool_calls` (name and arguments), a
+ * result as a `tool` message of its call, a message with its text. Reasoning, hosted and
+ * computer/shell/patch calls, compaction and kinds this code does not know are assistant text made of
+ * whatever text, summary, name and arguments they hold.
  */
-export function itemToMessage(item: RawItem): MessageInput {
-  const raw = { type: ITEM_PART, item }
-  const parts = (text: string) => (text ? [{ type: 'text', text }, raw] : [raw])
+export function fieldsOf(item: RawItem): ItemFields {
   const callId = str(item.callId)
   if (item.type === 'function_call' && callId) {
     return {
       role: 'assistant',
-      content: parts(''),
+      text: '',
       tool_calls: [
         { id: callId, type: 'function', function: { name: str(item.name), arguments: str(item.arguments) } },
       ],
@@ -59,19 +78,27 @@ export function itemToMessage(item: RawItem): MessageInput {
     return {
       role: 'tool',
       tool_call_id: callId,
-      content: parts(textOf(item.output)),
+      text: textOf(item.output),
       ...(str(item.name) ? { name: str(item.name) } : {}),
     }
   }
-  if (item.type === undefined || item.type === 'message') {
-    return { role: roleOf(item), content: parts(textOf(item.content)) }
-  }
-  // Reasoning, hosted and computer/shell/patch calls, compaction and kinds this code does not know:
-  // whatever text, summary, name and arguments they hold is made searchable.
+  if (item.type === undefined || item.type === 'message')
+    return { role: roleOf(item), text: textOf(item.content) }
   const text = [textOf(item.summary), textOf(item.content), str(item.name), str(item.arguments)]
     .filter(Boolean)
     .join('\n')
-  return { role: 'assistant', content: parts(text) }
+  return { role: 'assistant', text }
+}
+
+/**
+ * One Engram message per SDK item. The item travels whole in a part of type ITEM_PART; the other
+ * fields are its chat-message view (`fieldsOf`), for search and readers of the store.
+ * `batch` ties the item to the marker written with it (see `readHistory`).
+ */
+export function itemToMessage(item: RawItem, batch?: string): MessageInput {
+  const { text, ...fields } = fieldsOf(item)
+  const raw = { type: ITEM_PART, item, ...(batch === undefined ? {} : { batch }) }
+  return { ...fields, content: text ? [{ type: 'text', text }, raw] : [raw] }
 }
 
 export function markerMessage(marker: Marker): MessageInput {

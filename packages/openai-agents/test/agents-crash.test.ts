@@ -21,7 +21,20 @@ afterEach(async () => {
 
 const usage = { prompt: 40, completion: 4 }
 
-it('a run SIGKILLed while its tool runs leaves a history the SDK continues from', async () => {
+const script = fileURLToPath(new URL('./processes/agents-crash-child.ts', import.meta.url))
+const agentsProcess = (...args: string[]) => {
+  const child = spawnProcess(process.execPath, [
+    '--conditions=engram-source',
+    '--import',
+    TSX_LOADER,
+    script,
+    ...args,
+  ])
+  cleanups.push(() => killIfRunning(child))
+  return child
+}
+
+it('a run SIGKILLed while its tool runs leaves a history a new process continues from', async () => {
   const { dbPath, cleanup } = tempDatabase()
   cleanups.push(cleanup)
   const server = await startServer([
@@ -30,41 +43,34 @@ it('a run SIGKILLed while its tool runs leaves a history the SDK continues from'
     openaiAnswer({ text: 'The production deploy was interrupted; retry it?', usage }),
   ])
   cleanups.push(() => server.close())
-  let store = await openStore({ url: dbPath })
+  const store = await openStore({ url: dbPath })
+  cleanups.push(() => store.close())
   const session = new EngramSession({ store })
   await run(deployAgent(server.origin), 'Status?', { session })
   const id = await session.getSessionId()
-  await store.close()
 
-  const script = fileURLToPath(new URL('./processes/agents-crash-child.ts', import.meta.url))
-  const child = spawnProcess(process.execPath, [
-    '--conditions=engram-source',
-    '--import',
-    TSX_LOADER,
-    script,
-    dbPath,
-    id,
-    server.origin,
-    'stream',
-  ])
-  cleanups.push(() => killIfRunning(child))
-  await waitForLine(child, (line) => line === 'TOOL_STARTED', 20_000)
-  child.proc.kill('SIGKILL')
-  expect((await exitWithin(child, 10_000)).signal).toBe('SIGKILL')
-
-  store = await openStore({ url: dbPath })
-  cleanups.push(() => store.close())
-  const resumed = new EngramSession({ store, sessionId: id })
-  const kinds = (await resumed.getItems()).map((item) => item.type)
+  const killed = agentsProcess(dbPath, id, server.origin, 'kill', 'Deploy production and wait.')
+  await waitForLine(killed, (line) => line === 'TOOL_STARTED', 20_000)
+  killed.proc.kill('SIGKILL')
+  expect((await exitWithin(killed, 10_000)).signal).toBe('SIGKILL')
   // The SDK hands a turn's input and items to the session once the turn's tools have finished, so the
   // killed turn left nothing behind, and what is there is whole.
-  expect(kinds).toEqual(['message', 'message'])
+  expect((await session.getItems()).map((item) => item.type)).toEqual(['message', 'message'])
 
-  const result = await run(deployAgent(server.origin), 'What happened?', { session: resumed })
-  expect(result.finalOutput).toBe('The production deploy was interrupted; retry it?')
+  // A new process on the same file continues the conversation.
+  const next = agentsProcess(dbPath, id, server.origin, 'continue', 'What happened?')
+  expect((await exitWithin(next, 30_000)).code, next.describe()).toBe(0)
+  expect(next.stdout().trim()).toBe(JSON.stringify('The production deploy was interrupted; retry it?'))
   const sent = sentMessages(server.requests[2]?.body)
+  expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user'])
   expect(toolPairingProblems(sent.slice(1))).toEqual([])
   expect(sent.at(-1)).toMatchObject({ role: 'user', content: 'What happened?' })
+  expect((await session.getItems()).map((item) => item.type)).toEqual([
+    'message',
+    'message',
+    'message',
+    'message',
+  ])
 })
 
 it('a stored call whose result never came (a writer killed between the two) is accepted by the SDK', async () => {

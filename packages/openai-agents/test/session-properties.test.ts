@@ -255,4 +255,20 @@ describe('EngramSession items', () => {
     const id = await session.getSessionId()
     expect((await store.search('hello', { sessionId: id })).length).toBe(1)
   })
+
+  it('replaceHistoryWithCompaction swaps the history for the compaction in one batch, the old one kept for search', async () => {
+    const session = new EngramSession({ store })
+    await session.addItems(asItems([{ role: 'user', content: 'the old ask about gardening' }]))
+    const id = await session.getSessionId()
+    const before = (await store.getMessages(id)).length
+    const compacted = asItems([
+      { type: 'compaction', encrypted_content: 'enc' },
+      { role: 'user', content: 'the latest ask' },
+    ])
+    await session.replaceHistoryWithCompaction(compacted)
+    expect(await session.getItems()).toEqual(compacted)
+    // One marker and the two items, written together.
+    expect((await store.getMessages(id)).length).toBe(before + 3)
+    expect((await store.search('gardening', { sessionId: id })).length).toBe(1)
+  })
 })
