@@ -82,7 +82,7 @@ describe('export and import formats', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line))
-    expect(records[0]).toMatchObject({ format: 'engram-export', version: 1 })
+    expect(records[0]).toMatchObject({ format: 'engram-export', version: 1, end: true })
     expect(records.slice(1).map((r) => r.type)).toEqual([
       'session',
       'message',
@@ -93,7 +93,9 @@ describe('export and import formats', () => {
       'session',
       'message',
       'message',
+      'end',
     ])
+    expect(records.at(-1)).toEqual({ type: 'end', sessions: 2 })
   })
 
   it('refuses a file that is not an export and an unknown format, writing nothing', async () => {
