@@ -1,0 +1,156 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { maskUrl } from '@engram/agent'
+import type { SessionExport } from '@engram/core'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type PostgresServer, startPostgres } from '../../../packages/core/test/postgres-server.ts'
+import { engram, engramJson, type Json, seedConversation, tempDir, withStore } from './helpers.ts'
+
+// One PostgreSQL 15 server for the file; each test uses databases of its own on it.
+let server: PostgresServer
+const dir = tempDir()
+const source = join(dir, 'source.db')
+
+/** A new database of its own on the test server (PostgreSQL's createdb). */
+let databases = 0
+function newDatabase(): string {
+  const name = `engram_${++databases}`
+  const { hostname, port } = new URL(server.url)
+  execFileSync('createdb', ['-h', hostname, '-p', port, '-U', 'postgres', name])
+  return server.url.replace(/\/postgres$/, `/${name}`)
+}
+
+/** What the seed adds beyond seedConversation: refs, model calls with latency, parts, a hit episode, an open session. */
+async function seedMore(path: string): Promise<void> {
+  await withStore(path, async (store) => {
+    const s = await store.createSession({ source: 'mcp', title: 'client log' })
+    await store.appendMessagesOnce(s.id, [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'see 图片' },
+          { type: 'image_url', image_url: { url: 'data:x' } },
+        ],
+        ref: 'm-1',
+      },
+      { role: 'assistant', content: 'ok', ref: 'm-2', name: 'helper', tokenCount: 2 },
+    ])
+    await store.recordUsage(s.id, {
+      model: 'x',
+      purpose: 'search',
+      inputTokens: 7,
+      outputTokens: 1,
+      latencyMs: 33,
+      cacheReadTokens: 4,
+    })
+    await store.addEpisode({
+      sessionId: s.id,
+      summary: '图片 summary',
+      importance: 3,
+      firstMessageId: null,
+      lastMessageId: null,
+    })
+    await store.search('图片')
+    await store.endSession(s.id, 'user_exit')
+    await store.createSession({ source: 'cron', userId: 'bob' })
+  })
+}
+
+beforeAll(async () => {
+  server = await startPostgres()
+  await seedConversation(source)
+  await seedMore(source)
+}, 60_000)
+afterAll(() => server?.stop())
+
+/** Every session of a store as a sorted list with the ids the copy renumbers made positions. */
+async function dumpAll(url: string): Promise<unknown[]> {
+  return withStore(url, async (store) => {
+    const dumps: unknown[] = []
+    for (const session of await store.listSessions({ limit: 1000 }))
+      dumps.push(comparable((await store.exportSession(session.id)) as SessionExport))
+    return dumps.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
+  })
+}
+
+/** A session as a copy must keep it: all but message and episode ids (episodes point at positions). */
+function comparable(dump: SessionExport) {
+  const position = new Map(dump.messages.map((m, i) => [m.id, i]))
+  return {
+    ...dump,
+    messages: dump.messages.map(({ id: _, ...m }) => m),
+    episodes: dump.episodes.map(({ id: _, firstMessageId, lastMessageId, ...e }) => ({
+      ...e,
+      first: position.get(firstMessageId ?? -1) ?? null,
+      last: position.get(lastMessageId ?? -1) ?? null,
+    })),
+  }
+}
+
+/** An export --all file without its export time and the ids each store numbers its own way. */
+const exportLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => !line.includes('"exportedAt"'))
+    .map((line) => line.replace(/"(id|firstMessageId|lastMessageId)":\d+/g, '"$1":0'))
+
+describe('moving a store between SQLite and PostgreSQL', () => {
+  it('migrate --db postgres:// creates the schema, then finds it up to date', async () => {
+    const db = newDatabase()
+    const created = await engramJson<Json>(['migrate', '--db', db])
+    expect(created.schemaVersion.before).toBe(0)
+    expect(created.schemaVersion.after).toBeGreaterThan(0)
+    const again = await engram(['migrate', '--db', db])
+    expect(again.stdout).toBe(
+      `The database ${maskUrl(db)} is up to date (schema version ${created.schemaVersion.after}).\n`,
+    )
+  })
+
+  it('SQLite → PostgreSQL → SQLite loses nothing, by migrate --from and by export --all / import; re-runs add nothing', async () => {
+    const pg = newDatabase()
+    const there = await engramJson<Json>(['migrate', '--from', source, '--db', pg])
+    expect(there).toMatchObject({ copied: 4, skipped: 0, messages: 8, warnings: [] })
+    const again = await engramJson<Json>(['migrate', '--from', source, '--db', pg])
+    expect(again).toMatchObject({ copied: 0, skipped: 4, messages: 0 })
+    const original = await dumpAll(source)
+    expect(await dumpAll(pg)).toEqual(original)
+
+    // Back by a file: export --all from PostgreSQL, import into a new SQLite file.
+    const file = join(dir, 'all.jsonl')
+    expect(await engramJson<Json>(['export', '--all', '--db', pg, '-o', file])).toEqual({
+      file,
+      format: 'jsonl',
+      sessions: 4,
+      messages: 8,
+    })
+    const back = join(dir, 'back.db')
+    expect(await engramJson<Json>(['import', file, '--db', back])).toMatchObject({
+      imported: 4,
+      skipped: 0,
+      messages: 8,
+    })
+    expect(await engramJson<Json>(['import', file, '--db', back])).toMatchObject({ imported: 0, skipped: 4 })
+    expect(await dumpAll(back)).toEqual(original)
+    // And directly: PostgreSQL → SQLite by migrate --from.
+    const direct = join(dir, 'direct.db')
+    expect(await engramJson<Json>(['migrate', '--from', pg, '--db', direct])).toMatchObject({ copied: 4 })
+    expect(await dumpAll(direct)).toEqual(original)
+
+    // The exports of the original and of the copy that went through PostgreSQL are the same file.
+    const before = await engram(['export', '--all', '--db', source])
+    const after = await engram(['export', '--all', '--db', back])
+    expect(exportLines(after.stdout)).toEqual(exportLines(before.stdout))
+    // What the copy is for: search, lineage and refs work on PostgreSQL as they did.
+    await withStore(pg, async (store) => {
+      expect((await store.search('后端')).length).toBeGreaterThan(0)
+      const [root] = (await store.listSessions({ source: 'cli' })).filter((s) => s.parentSessionId === null)
+      expect((await store.getLineage(await store.resolveTip((root as { id: string }).id))).length).toBe(2)
+      const mcp = (await store.listSessions({ source: 'mcp' }))[0] as { id: string }
+      expect(
+        await store.appendMessagesOnce(mcp.id, [{ role: 'user', content: 'again', ref: 'm-1' }]),
+      ).toEqual({ stored: [], existing: ['m-1'] })
+    })
+  })
+})
