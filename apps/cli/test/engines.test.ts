@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { maskUrl } from '@engram/agent'
 import type { SessionExport } from '@engram/core'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { closedPort } from '../../../packages/agent/test/servers/http.ts'
 import { type PostgresServer, startPostgres } from '../../../packages/core/test/postgres-server.ts'
 import { engram, engramJson, type Json, seedConversation, tempDir, withStore } from './helpers.ts'
 
@@ -152,5 +153,104 @@ describe('moving a store between SQLite and PostgreSQL', () => {
         await store.appendMessagesOnce(mcp.id, [{ role: 'user', content: 'again', ref: 'm-1' }]),
       ).toEqual({ stored: [], existing: ['m-1'] })
     })
+  })
+})
+
+describe('migrate and copy errors', () => {
+  it('names the cause and the fix for a refused login, a missing database and no server, the password masked', async () => {
+    const { port } = new URL(server.url)
+    const cases: [string, string, RegExp][] = [
+      [
+        `postgres://nobody:s3cret-pass@127.0.0.1:${port}/postgres`,
+        'DATABASE_AUTH',
+        /refused the login.*Check the user and password/,
+      ],
+      [
+        `postgres://postgres:s3cret-pass@127.0.0.1:${port}/no_such_db`,
+        'DATABASE_MISSING',
+        /does not exist.*createdb/,
+      ],
+      [
+        `postgres://postgres:s3cret-pass@127.0.0.1:${await closedPort()}/postgres`,
+        'DATABASE_UNREACHABLE',
+        /no PostgreSQL server answered.*Check the host and port/,
+      ],
+    ]
+    for (const [url, code, message] of cases) {
+      const result = await engram(['migrate', '--db', url, '--json'])
+      expect(result.code).toBe(1)
+      expect(JSON.parse(result.stdout).error.code).toBe(code)
+      expect(result.stderr).toMatch(message)
+      expect(result.stdout + result.stderr).not.toContain('s3cret-pass')
+    }
+  })
+
+  it('stops at a session PostgreSQL cannot hold, writing none of it; the sessions before stay whole and a re-run goes on', async () => {
+    const sqlite = join(dir, 'nul.db')
+    const ids = await withStore(sqlite, async (store) => {
+      // The bad one first: sessions are copied newest first, so the good one is copied before it.
+      const bad = await store.createSession({ source: 'cli', id: 'b-bad' })
+      await store.appendMessage(bad.id, { role: 'user', content: 'first' })
+      await store.appendMessage(bad.id, { role: 'user', content: 'a NUL \u0000 here' })
+      const good = await store.createSession({ source: 'cli', id: 'a-good' })
+      await store.appendMessage(good.id, { role: 'user', content: 'fine' })
+      return { good: good.id, bad: bad.id }
+    })
+    const pg = newDatabase()
+    const failed = await engram(['migrate', '--from', sqlite, '--db', pg])
+    expect(failed.code).toBe(1)
+    expect(failed.stderr).toMatch(/Session b-bad could not be written, nothing of it was: .*NUL/)
+    await withStore(pg, async (store) => {
+      expect(await store.getSession(ids.bad)).toBeNull()
+      expect((await store.getStoredMessages(ids.good)).length).toBe(1)
+    })
+    // Fixed at the source, the same command copies the rest and skips what is there.
+    await withStore(sqlite, (store) => store.deleteSession(ids.bad))
+    expect(await engramJson<Json>(['migrate', '--from', sqlite, '--db', pg])).toMatchObject({
+      copied: 0,
+      skipped: 1,
+    })
+  })
+
+  it('refuses an export cut short: the whole sessions before the cut are imported, the last one is not', async () => {
+    const whole = await engram(['export', '--all', '--db', source])
+    const lines = whole.stdout.trimEnd().split('\n')
+    const cut = join(dir, 'cut.jsonl')
+    writeFileSync(cut, `${lines.slice(0, -2).join('\n')}\n`) // the end record and one message lost
+    const target = join(dir, 'cut.db')
+    const result = await engram(['import', cut, '--db', target])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(
+      /cut\.jsonl is not an Engram export \(it ends before its end record: it was cut short/,
+    )
+    const sessionsInFile = lines.filter((l) => l.startsWith('{"type":"session"')).length
+    expect((await engramJson<Json>(['sessions', '--db', target])).sessions.length).toBe(sessionsInFile - 1)
+  })
+
+  it('refuses to copy a store onto itself, and a source that does not exist, creating nothing', async () => {
+    const same = await engram(['migrate', '--from', source, '--db', `${dir}/../${basename(dir)}/source.db`])
+    expect(same.code).toBe(2)
+    expect(same.stderr).toContain('--from and --db name the same database')
+    const missing = await engram(['migrate', '--from', join(dir, 'nope.db'), '--db', join(dir, 'x.db')])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('There is no database at')
+  })
+})
+
+describe('progress', () => {
+  it('counts sessions and messages on a terminal (stderr), and prints nothing there with --json or in a pipe', async () => {
+    const onTty = await engram(['migrate', '--from', source, '--db', join(dir, 'tty.db')], {
+      ttyStderr: true,
+    })
+    expect(onTty.code).toBe(0)
+    expect(onTty.stderr).toContain('\rCopying: 4 sessions, 8 messages')
+    expect(onTty.stderr.endsWith('\r\u001b[K')).toBe(true)
+    expect(onTty.stdout).toContain('Copied 4 session(s) and 8 messages')
+    const json = await engram(['migrate', '--from', source, '--db', join(dir, 'tty-json.db'), '--json'], {
+      ttyStderr: true,
+    })
+    expect(json.stderr).toBe('')
+    const piped = await engram(['export', '--all', '--db', source])
+    expect(piped.stderr).toBe('')
   })
 })
