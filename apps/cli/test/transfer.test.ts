@@ -114,3 +114,48 @@ describe('export and import formats', () => {
     expect(readFileSync(bogus, 'utf8')).toBe('{"hello": 1}')
   })
 })
+
+describe('engram export --all', () => {
+  it('reads each session once and each parent once: store calls grow linearly with the store', async () => {
+    const { storeSessions } = await import('../src/transfer/document.ts')
+    /** The store calls a whole-store walk makes over `chains` chains of `length` sessions each. */
+    const callsFor = async (chains: number, length: number) => {
+      const path = join(dir, `walk-${chains}-${length}.db`)
+      await withStore(path, async (store) => {
+        for (let c = 0; c < chains; c++) {
+          let parent = (await store.createSession({ source: 'walk' })).id
+          for (let i = 1; i < length; i++)
+            parent = (await store.continueSession(parent, { endReason: 'compression' })).session.id
+        }
+      })
+      return withStore(path, async (store) => {
+        let calls = 0
+        const counted = new Proxy(store, {
+          get(target, key) {
+            const value = Reflect.get(target, key)
+            if (typeof value !== 'function') return value
+            return (...args: unknown[]) => {
+              calls++
+              return value.apply(target, args)
+            }
+          },
+        })
+        const order: string[] = []
+        for await (const exported of storeSessions(counted)) order.push(exported.session.id)
+        // Parents first, every session once.
+        const seen = new Set<string>()
+        for (const id of order) {
+          const session = await store.getSession(id)
+          if (session?.parentSessionId) expect(seen.has(session.parentSessionId)).toBe(true)
+          seen.add(id)
+        }
+        expect(seen.size).toBe(chains * length)
+        return calls
+      })
+    }
+    const small = await callsFor(2, 20)
+    const large = await callsFor(2, 160)
+    // Linear: 8 times the sessions cost at most ~8 times the calls (a walk up each chain per session would be 64×).
+    expect(large / small).toBeLessThan(9)
+  })
+})
