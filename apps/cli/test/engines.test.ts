@@ -185,6 +185,26 @@ describe('migrate and copy errors', () => {
     }
   })
 
+  it('refuses a PostgreSQL schema migrated by a newer Engram, changing nothing', async () => {
+    const db = newDatabase()
+    await engramJson(['migrate', '--db', db])
+    const { hostname, port, pathname } = new URL(db)
+    const psql = (sql: string) =>
+      execFileSync(
+        'psql',
+        ['-h', hostname, '-p', port, '-U', 'postgres', '-d', pathname.slice(1), '-Atc', sql],
+        { encoding: 'utf8' },
+      )
+    const count = () => Number(psql('SELECT count(*) FROM "__drizzle_migrations"'))
+    const applied = count()
+    psql(`INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES ('from-the-future', 4102444800000)`)
+    const result = await engram(['migrate', '--db', db, '--json'])
+    expect(result.code).toBe(1)
+    expect(JSON.parse(result.stdout).error.code).toBe('SCHEMA_TOO_NEW')
+    expect(result.stderr).toMatch(/migrated by a newer version of Engram.*Upgrade @engram\/core/)
+    expect(count()).toBe(applied + 1)
+  })
+
   it('stops at a session PostgreSQL cannot hold, writing none of it; the sessions before stay whole and a re-run goes on', async () => {
     const sqlite = join(dir, 'nul.db')
     const ids = await withStore(sqlite, async (store) => {

@@ -125,7 +125,8 @@ describe('engram export --all', () => {
         for (let c = 0; c < chains; c++) {
           let parent = (await store.createSession({ source: 'walk' })).id
           for (let i = 1; i < length; i++)
-            parent = (await store.continueSession(parent, { endReason: 'compression' })).session.id
+            parent = (await store.continueSession(parent, { endReason: 'compression', messages: [] })).session
+              .id
         }
       })
       return withStore(path, async (store) => {
