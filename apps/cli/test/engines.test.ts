@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { maskUrl } from '@engram/agent'
 import type { SessionExport } from '@engram/core'
@@ -183,6 +183,15 @@ describe('migrate and copy errors', () => {
       expect(result.stderr).toMatch(message)
       expect(result.stdout + result.stderr).not.toContain('s3cret-pass')
     }
+    // The same url as the store to copy from: the error says it is the source that failed.
+    const [url] = cases[0] as [string, string, RegExp]
+    const copy = await engram(['migrate', '--from', url, '--db', join(dir, 'never.db')])
+    expect(copy.code).toBe(1)
+    expect(copy.stderr).toMatch(
+      /The store to copy from \(--from postgres:\/\/\*\*\*@127\.0\.0\.1:\d+\/postgres\): .*refused the login/,
+    )
+    expect(copy.stderr).not.toContain('s3cret-pass')
+    expect(existsSync(join(dir, 'never.db'))).toBe(false)
   })
 
   it('refuses a PostgreSQL schema migrated by a newer Engram, changing nothing', async () => {
@@ -254,6 +263,7 @@ describe('migrate and copy errors', () => {
     const missing = await engram(['migrate', '--from', join(dir, 'nope.db'), '--db', join(dir, 'x.db')])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain('There is no database at')
+    expect(existsSync(join(dir, 'x.db'))).toBe(false)
   })
 })
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { maskUrl } from '@engram/agent'
-import { openStore, type SchemaMigrations, type Store } from '@engram/core'
+import { EngramError, openStore, type SchemaMigrations, type Store } from '@engram/core'
 import type { Command } from 'commander'
 import { type Context, createContext, localDatabasePath, requireDatabase } from '../context.ts'
 import { UsageError } from '../errors.ts'
@@ -24,11 +24,21 @@ function sameDatabase(from: string, to: string, cwd: string): boolean {
   return from === to
 }
 
-/** Opens the store to copy from: it must exist (nothing is created at a mistyped path). */
+/**
+ * Opens the store to copy from: it must exist (nothing is created at a mistyped path), and an error
+ * opening it says it is the source, not --db, that failed.
+ */
 async function openSource(from: string, cwd: string): Promise<Store> {
   requireDatabase(from, cwd)
   const path = localDatabasePath(from)
-  return openStore({ url: path === null ? from : resolve(cwd, path) })
+  try {
+    return await openStore({ url: path === null ? from : resolve(cwd, path) })
+  } catch (error) {
+    if (!(error instanceof EngramError)) throw error
+    throw new EngramError(error.code, `The store to copy from (--from ${maskUrl(from)}): ${error.message}`, {
+      cause: error,
+    })
+  }
 }
 
 /**
@@ -52,22 +62,27 @@ export function registerMigrate(program: Command, io: Io): void {
         throw new UsageError(
           `--from and --db name the same database (${maskUrl(from)}). Give --db the store to copy into.`,
         )
-      const result = await ctx.withStore(async (target) => ({
-        schemaVersion: target.migrations,
-        copy: from === undefined ? undefined : await copyStore(ctx, from, target),
-      }))
+      // The source opens first: a source that fails leaves --db as it was (not even created).
+      const source = from === undefined ? undefined : await openSource(from, io.cwd)
+      const result = await ctx
+        .withStore(async (target) => ({
+          schemaVersion: target.migrations,
+          copy: source === undefined ? undefined : await copyStore(ctx, source, target),
+        }))
+        .finally(() => source?.close())
       if (!result.copy) {
-        if (ctx.out.json) return ctx.out.printJson({ migrated: true, database, ...result })
+        if (ctx.out.json)
+          return ctx.out.printJson({ migrated: true, database, schemaVersion: result.schemaVersion })
         return ctx.out.line(schemaLine(database, result.schemaVersion))
       }
       const { imported, skipped, messages, warnings } = result.copy
-      const source = maskUrl(from as string)
+      const shown = maskUrl(from as string)
       if (ctx.out.json)
         return ctx.out.printJson({
           migrated: true,
           database,
           schemaVersion: result.schemaVersion,
-          from: source,
+          from: shown,
           copied: imported,
           skipped,
           messages,
@@ -75,20 +90,18 @@ export function registerMigrate(program: Command, io: Io): void {
         })
       ctx.out.line(schemaLine(database, result.schemaVersion))
       ctx.out.line(
-        `Copied ${imported} session(s) and ${messages} messages from ${source}; ${skipped} already present, skipped.`,
+        `Copied ${imported} session(s) and ${messages} messages from ${shown}; ${skipped} already present, skipped.`,
       )
       for (const warning of warnings.slice(0, 20)) ctx.out.note(`  ! ${warning}`)
     })
 }
 
-/** Every session of the store at `from`, parents first, written whole into `target`; a counter on a TTY. */
-async function copyStore(ctx: Context, from: string, target: Store): Promise<RestoreResult> {
-  const source = await openSource(from, ctx.io.cwd)
+/** Every session of `source`, parents first, written whole into `target`; a counter on a TTY. */
+async function copyStore(ctx: Context, source: Store, target: Store): Promise<RestoreResult> {
   const counter = startCounter(ctx.io, ctx.out.json, 'Copying')
   try {
     return await restoreSessions(target, storeSessions(source), counter)
   } finally {
     counter.stop()
-    await source.close()
   }
 }
