@@ -50,7 +50,10 @@ const asImport = (dump: SessionExport) => {
   const position = new Map(dump.messages.map((m, i) => [m.id, i]))
   return {
     session: dump.session,
-    messages: dump.messages,
+    messages: dump.messages.map(({ tokenCount, ...m }) => ({
+      ...m,
+      ...(tokenCount === null ? {} : { tokenCount }),
+    })),
     modelCalls: dump.modelCalls,
     episodes: dump.episodes.map((e) => ({
       ...e,
