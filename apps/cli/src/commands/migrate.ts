@@ -51,7 +51,7 @@ export function registerMigrate(program: Command, io: Io): void {
     .description('create the database or bring its schema up to date; --from copies another store into it')
     .option(
       '--from <path|url>',
-      'copy every session of this store (SQLite file, libsql:// or postgres:// url) into --db',
+      'copy every session of this store (an SQLite file or a postgres:// url) into --db',
     )
     .action(async (_options, command: Command) => {
       const ctx = createContext<{ from?: string }>(command, io)
