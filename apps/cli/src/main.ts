@@ -6,9 +6,10 @@ import { registerDoctor } from './commands/doctor.ts'
 import { registerEval } from './commands/eval.ts'
 import { registerInit } from './commands/init.ts'
 import { registerSessions } from './commands/list.ts'
-import { registerMigrate, registerPrune, registerReindex } from './commands/maintenance.ts'
+import { registerPrune, registerReindex } from './commands/maintenance.ts'
 import { registerMcp } from './commands/mcp.ts'
 import { registerMemory } from './commands/memory.ts'
+import { registerMigrate } from './commands/migrate.ts'
 import { registerSearch } from './commands/search.ts'
 import { registerShow } from './commands/show.ts'
 import { registerExport, registerImport } from './commands/transfer.ts'
@@ -45,13 +46,14 @@ Examples:
   engram sessions --source telegram            the sessions of one source
   engram search "部署 SSL"                       search everything said before
   engram import --from-hermes ~/.hermes/state.db
+  engram migrate --from ./data/engram.db --db postgres://user:pass@host/db   copy a store to PostgreSQL
   engram doctor                                check the config, database, memory files and model
 
 Environment:
   OPENAI_API_KEY, OPENAI_BASE_URL              an OpenAI-compatible endpoint (without a key: the offline model)
   ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL        Anthropic instead
   HERMES_MODEL                                 the main model id
-  ENGRAM_DB_URL, ENGRAM_DB_AUTH_TOKEN          the database (a path or a libsql:// url) and its token
+  ENGRAM_DB_URL, ENGRAM_DB_AUTH_TOKEN          the database (a path, a libsql:// or postgres:// url) and its token
   NO_COLOR                                     no colours; ENGRAM_DEBUG=1 prints stacks of unexpected errors
 
 The full reference: docs/cli.md.`
@@ -62,7 +64,7 @@ function buildProgram(io: Io): Command {
     .version('0.1.0')
     .option(
       '--db <path|url>',
-      'the database: a file path or a libsql:// url (default ./data/engram.db, or ENGRAM_DB_URL)',
+      'the database: a file path, a libsql:// or postgres:// url (default ./data/engram.db, or ENGRAM_DB_URL)',
     )
     .option('--config <file>', 'a config file (default ./engram.toml or ./engram.json)')
     .option('--json', 'print one JSON document on stdout (stable, see the README)')

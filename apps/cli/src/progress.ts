@@ -29,6 +29,46 @@ export function startProgress(io: Io, json: boolean, label: string, total: numbe
   return { increment: (by = 1) => bar.increment(by), stop: () => bar.stop() }
 }
 
+/** What a transfer reports after each session it wrote or skipped: how many messages the session holds. */
+export interface TransferProgress {
+  session(messages: number): void
+}
+
+/** A bar's view of a transfer: a session counts its messages (at least 1, so empty sessions move it too). */
+export const barOfSessions = (bar: Progress): TransferProgress => ({
+  session: (messages) => bar.increment(Math.max(1, messages)),
+})
+
+/** How often a counter redraws at most: a terminal that repaints every session would slow a big copy down. */
+const COUNTER_INTERVAL_MS = 100
+
+/**
+ * A running count of sessions and messages on stderr (`Copying: 1200 sessions, 48210 messages`) for a
+ * transfer whose size is not known up front, on a terminal and without `--json` only; `stop()` draws the
+ * final count and clears the line, so the result printed next stands alone.
+ */
+export function startCounter(io: Io, json: boolean, label: string): TransferProgress & { stop(): void } {
+  if (json || !io.stderr.isTTY) return { session: () => undefined, stop: () => undefined }
+  let sessions = 0
+  let messages = 0
+  let drawn = 0
+  const draw = () => io.stderr.write(`\r${label}: ${sessions} sessions, ${messages} messages`)
+  return {
+    session(count) {
+      sessions++
+      messages += count
+      const now = Date.now()
+      if (now - drawn < COUNTER_INTERVAL_MS) return
+      drawn = now
+      draw()
+    },
+    stop() {
+      if (sessions > 0) draw()
+      io.stderr.write('\r\u001b[K')
+    },
+  }
+}
+
 /** Runs `work` under a spinner on a terminal (stderr); silently otherwise. */
 export async function withSpinner<T>(
   io: Io,

@@ -77,7 +77,7 @@ describe('file errors name the cause and the fix', () => {
 
   it('--db file:ok.db is printed as given', async () => {
     const dir = tempDir()
-    expect(await engramJson(['migrate', '--db', 'file:ok.db'], { cwd: dir })).toEqual({
+    expect(await engramJson(['migrate', '--db', 'file:ok.db'], { cwd: dir })).toMatchObject({
       migrated: true,
       database: 'file:ok.db',
     })

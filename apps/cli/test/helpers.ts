@@ -53,10 +53,17 @@ class Capture extends Writable {
  */
 export async function engram(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; input?: string; columns?: number } = {},
+  options: {
+    cwd?: string
+    env?: Record<string, string>
+    input?: string
+    columns?: number
+    /** stderr claims to be a terminal (progress is drawn there), stdout stays a pipe. */
+    ttyStderr?: boolean
+  } = {},
 ): Promise<RunResult> {
   const stdout = Object.assign(new Capture(), { columns: options.columns })
-  const stderr = new Capture()
+  const stderr = Object.assign(new Capture(), { isTTY: options.ttyStderr })
   const stdin = Readable.from(options.input ? [options.input] : [])
   const code = await main(args, {
     stdout,

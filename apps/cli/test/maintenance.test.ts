@@ -245,8 +245,18 @@ describe('engram prune, migrate and init', () => {
   it('migrate creates the database; init writes a commented config that loads to the defaults', async () => {
     const cwd = tempDir()
     const db = join(cwd, 'nested', 'new.db')
-    expect(await engramJson(['migrate', '--db', db])).toEqual({ migrated: true, database: db })
+    const created = await engramJson<Json>(['migrate', '--db', db])
+    expect(created).toEqual({
+      migrated: true,
+      database: db,
+      schemaVersion: { before: 0, after: expect.any(Number) },
+    })
+    expect(created.schemaVersion.after).toBeGreaterThan(0)
     expect(existsSync(db)).toBe(true)
+    const reopened = await engram(['migrate', '--db', db])
+    expect(reopened.stdout).toBe(
+      `The database ${db} is up to date (schema version ${created.schemaVersion.after}).\n`,
+    )
     const written = await engramJson<{ written: string }>(['init'], { cwd })
     expect(written.written).toBe(join(cwd, 'engram.toml'))
     const text = readFileSync(written.written, 'utf8')

@@ -82,7 +82,7 @@ describe('export and import formats', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line))
-    expect(records[0]).toMatchObject({ format: 'engram-export', version: 1 })
+    expect(records[0]).toMatchObject({ format: 'engram-export', version: 1, end: true })
     expect(records.slice(1).map((r) => r.type)).toEqual([
       'session',
       'message',
@@ -93,7 +93,9 @@ describe('export and import formats', () => {
       'session',
       'message',
       'message',
+      'end',
     ])
+    expect(records.at(-1)).toEqual({ type: 'end', sessions: 2 })
   })
 
   it('refuses a file that is not an export and an unknown format, writing nothing', async () => {
@@ -110,5 +112,51 @@ describe('export and import formats', () => {
     expect(format.code).toBe(2)
     expect(format.stderr).toContain('--format must be one of json, jsonl, md (got "csv")')
     expect(readFileSync(bogus, 'utf8')).toBe('{"hello": 1}')
+  })
+})
+
+describe('engram export --all', () => {
+  it('reads each session once and each parent once: store calls grow linearly with the store', async () => {
+    const { storeSessions } = await import('../src/transfer/document.ts')
+    /** The store calls a whole-store walk makes over `chains` chains of `length` sessions each. */
+    const callsFor = async (chains: number, length: number) => {
+      const path = join(dir, `walk-${chains}-${length}.db`)
+      await withStore(path, async (store) => {
+        for (let c = 0; c < chains; c++) {
+          let parent = (await store.createSession({ source: 'walk' })).id
+          for (let i = 1; i < length; i++)
+            parent = (await store.continueSession(parent, { endReason: 'compression', messages: [] })).session
+              .id
+        }
+      })
+      return withStore(path, async (store) => {
+        let calls = 0
+        const counted = new Proxy(store, {
+          get(target, key) {
+            const value = Reflect.get(target, key)
+            if (typeof value !== 'function') return value
+            return (...args: unknown[]) => {
+              calls++
+              return value.apply(target, args)
+            }
+          },
+        })
+        const order: string[] = []
+        for await (const exported of storeSessions(counted)) order.push(exported.session.id)
+        // Parents first, every session once.
+        const seen = new Set<string>()
+        for (const id of order) {
+          const session = await store.getSession(id)
+          if (session?.parentSessionId) expect(seen.has(session.parentSessionId)).toBe(true)
+          seen.add(id)
+        }
+        expect(seen.size).toBe(chains * length)
+        return calls
+      })
+    }
+    const small = await callsFor(2, 20)
+    const large = await callsFor(2, 160)
+    // Linear: 8 times the sessions cost at most ~8 times the calls (a walk up each chain per session would be 64×).
+    expect(large / small).toBeLessThan(9)
   })
 })

@@ -16,6 +16,21 @@ export const DEFAULT_MIGRATIONS_FOLDER = ['./drizzle', '../../../drizzle']
 // drizzle-kit's own bookkeeping table, so `drizzle-kit migrate` and this migrator agree on what ran.
 export const MIGRATIONS_TABLE = '__drizzle_migrations'
 
+/**
+ * How many migrations the database has recorded: 0 before the first (no history table yet). A database
+ * whose history cannot be read at all fails in the migration that follows, with its own error.
+ */
+export async function appliedMigrations(driver: StorageDriver): Promise<number> {
+  try {
+    const { rows } = await driver.execute<{ n: number | string }>({
+      sql: `SELECT count(*) AS n FROM "${MIGRATIONS_TABLE}"`,
+    })
+    return Number(rows[0]?.n ?? 0)
+  } catch {
+    return 0
+  }
+}
+
 type Migration = ReturnType<typeof readMigrationFiles>[number]
 
 // libSQL servers refuse a PRAGMA that sets a value ("unsupported statement"), such as 0004's application_id:

@@ -3,7 +3,7 @@ import { assertEngramDatabase } from './database-identity.ts'
 import { preparePostgres } from './dialects/postgres/migrations.ts'
 import type { StorageDriver } from './driver.ts'
 import { EngramError, toEngramError } from './errors.ts'
-import { migrate } from './migrator.ts'
+import { appliedMigrations, migrate } from './migrator.ts'
 import { StoreContext } from './store/context.ts'
 import { Store } from './store/store.ts'
 import { type ResolvedStoreSettings, resolveStoreSettings, type StoreOptions } from './store-options.ts'
@@ -63,14 +63,17 @@ export function openStoreWithDriver(
 }
 
 async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<Store> {
+  const migrations = { before: 0, after: 0 }
   try {
+    migrations.before = await appliedMigrations(driver)
     if (driver.dialect === 'postgres') await preparePostgres(driver, settings.migrationsFolder)
     else await prepareSqlite(driver, settings)
+    migrations.after = await appliedMigrations(driver)
   } catch (error) {
     await driver.close().catch(() => undefined)
     throw toEngramError(error, 'Opening the store')
   }
-  return new Store(new StoreContext(driver, settings.retry, settings.busyTimeout))
+  return new Store(new StoreContext(driver, settings.retry, settings.busyTimeout), migrations)
 }
 
 /** Applies the pragmas, checks the file is ours and has FTS5, and runs pending migrations. */

@@ -274,12 +274,49 @@ export interface ImportSessionInput {
     endedAt?: number | null
     endReason?: string | null
   }
-  messages?: MessageInput[]
+  /** With the writer's `ref` when it had one (appendMessagesOnce then skips it in the new store too). */
+  messages?: (MessageInput & { ref?: string })[]
+  /** Usage totals, one model_calls row per group stamped at the session's start. Not with `modelCalls`. */
   usage?: UsageGroup[]
+  /** The model calls as recorded (exportSession's), each with its own time and latency. Not with `usage`. */
+  modelCalls?: ModelCall[]
+  /** `createdAt`, `lastHitAt` and `hitCount` default to now, null and 0. */
   episodes?: (Omit<NewEpisode, 'sessionId' | 'firstMessageId' | 'lastMessageId'> & {
     firstMessageIndex?: number | null
     lastMessageIndex?: number | null
+    createdAt?: number
+    lastHitAt?: number | null
+    hitCount?: number
   })[]
+}
+
+/** One model_calls row: a recorded call (`calls` 1) or an imported total, with its time and latency. */
+export interface ModelCall extends UsageGroup {
+  latencyMs: number | null
+  createdAt: number
+}
+
+/** A stored message with the writer's own id for it (appendMessagesOnce's `ref`), when it has one. */
+export type ExportedMessage = StoredMessage & { ref?: string }
+
+/**
+ * Everything one session holds (exportSession): its row, messages with refs, episodes with their hit
+ * statistics and model calls. importSession takes it back (episodes' message ids become positions).
+ */
+export interface SessionExport {
+  session: Session
+  messages: ExportedMessage[]
+  episodes: Episode[]
+  modelCalls: ModelCall[]
+}
+
+/**
+ * How many migrations the schema had when openStore found it and has now: equal when it was up to date,
+ * `before` 0 for a new database.
+ */
+export interface SchemaMigrations {
+  before: number
+  after: number
 }
 
 /** What importSession did: `created` is false when a session with that id was there already (nothing written). */

@@ -1,4 +1,3 @@
-import { maskUrl } from '@engram/agent'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import { wholeOption } from '../errors.ts'
@@ -81,19 +80,5 @@ export function registerReindex(program: Command, io: Io): void {
       ctx.out.line(
         `Search index rebuilt in ${result.ms} ms (messages: ${report.searchIndex.messages}, episodes: ${report.searchIndex.episodes}).`,
       )
-    })
-}
-
-/** `engram migrate`: opening the store applies any pending migration; this says so explicitly. */
-export function registerMigrate(program: Command, io: Io): void {
-  program
-    .command('migrate')
-    .description('create the database or bring its schema up to date')
-    .action(async (_options, command: Command) => {
-      const ctx = createContext(command, io)
-      const url = maskUrl(ctx.config().storage.url ?? '')
-      await ctx.withStore(async () => undefined)
-      if (ctx.out.json) return ctx.out.printJson({ migrated: true, database: url })
-      ctx.out.line(`The database ${url} is up to date.`)
     })
 }

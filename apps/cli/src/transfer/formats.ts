@@ -1,4 +1,4 @@
-import { EngramError, type StoredMessage } from '@engram/core'
+import { EngramError, type Episode, type StoredMessage } from '@engram/core'
 import { type ExportDocument, type ExportedSession, FORMAT } from './document.ts'
 
 export const FORMATS = ['json', 'jsonl', 'md'] as const
@@ -59,13 +59,8 @@ export function serialize(document: ExportDocument, format: Format): string {
   const header = { format: document.format, version: document.version, exportedAt: document.exportedAt }
   if (format === 'json') return `${JSON.stringify(document, null, 2)}\n`
   if (format === 'jsonl') {
-    const lines = [JSON.stringify(header)]
-    for (const { session, messages, episodes, usage } of document.sessions) {
-      lines.push(JSON.stringify({ type: 'session', session, usage }))
-      for (const message of messages) lines.push(JSON.stringify({ type: 'message', message }))
-      for (const episode of episodes) lines.push(JSON.stringify({ type: 'episode', episode }))
-    }
-    return `${lines.join('\n')}\n`
+    const lines = [jsonlHeader(document.exportedAt), ...document.sessions.flatMap(jsonlLines)]
+    return `${[...lines, jsonlEnd(document.sessions.length)].join('\n')}\n`
   }
   return [
     `<!-- ${commentJson(header)} -->`,
@@ -75,20 +70,104 @@ export function serialize(document: ExportDocument, format: Format): string {
   ].join('\n')
 }
 
-function parseJsonl(text: string, file: string): ExportDocument {
-  const lines = text.split('\n').filter((line) => line.trim() !== '')
-  const header = JSON.parse(lines[0] ?? '{}')
-  const sessions: ExportedSession[] = []
-  for (const [index, line] of lines.slice(1).entries()) {
-    const record = JSON.parse(line)
-    const current = sessions.at(-1)
-    if (record.type === 'session')
-      sessions.push({ session: record.session, usage: record.usage ?? [], messages: [], episodes: [] })
-    else if (record.type === 'message' && current) current.messages.push(record.message)
-    else if (record.type === 'episode' && current) current.episodes.push(record.episode)
-    else throw invalidFile(file, `line ${index + 2} is not a session, message or episode record`)
+/**
+ * The first line of a JSONL export. `end: true` says an end record closes the file, so a file cut short
+ * (a pipe that broke, a full disk) is recognised instead of importing its last session in part.
+ */
+export const jsonlHeader = (exportedAt: number) =>
+  JSON.stringify({ format: FORMAT, version: 1, exportedAt, end: true })
+
+/** The last line of a JSONL export: how many sessions it holds. */
+export const jsonlEnd = (sessions: number) => JSON.stringify({ type: 'end', sessions })
+
+/** The JSONL lines of one session: its record (with usage and model calls), then its messages and episodes. */
+export function jsonlLines({ session, messages, episodes, usage, modelCalls }: ExportedSession): string[] {
+  return [
+    JSON.stringify({ type: 'session', session, usage, ...(modelCalls ? { modelCalls } : {}) }),
+    ...messages.map((message) => JSON.stringify({ type: 'message', message })),
+    ...episodes.map((episode) => JSON.stringify({ type: 'episode', episode })),
+  ]
+}
+
+/**
+ * Reads a JSONL export line by line into whole sessions, for a file of any size: `line` hands back the
+ * session before when a new one starts, `finish` the last one, once the file is known to be whole.
+ */
+export class JsonlReader {
+  private current: ExportedSession | undefined
+  private sessions = 0
+  private ended = false
+  private expectsEnd = false
+
+  constructor(private readonly file: string) {}
+
+  /** Takes line number `n` (1-based); returns the session it completed, if any. */
+  line(text: string, n: number): ExportedSession | undefined {
+    if (text.trim() === '') return undefined
+    let record: Record<string, unknown>
+    try {
+      record = JSON.parse(text)
+    } catch (cause) {
+      throw invalidFile(this.file, `line ${n}: ${(cause as Error).message.split('\n')[0]}`)
+    }
+    if (n === 1) {
+      if (record?.format !== FORMAT || record.version !== 1 || 'sessions' in record)
+        throw invalidFile(this.file, `no "${FORMAT}" version 1 header`)
+      this.expectsEnd = record.end === true
+      return undefined
+    }
+    if (this.ended) throw invalidFile(this.file, `line ${n} comes after the end record`)
+    const current = this.current
+    if (record.type === 'session') {
+      const { session, usage, modelCalls } = record as Partial<ExportedSession>
+      this.current = {
+        session: session as ExportedSession['session'],
+        usage: usage ?? [],
+        ...(modelCalls ? { modelCalls } : {}),
+        messages: [],
+        episodes: [],
+      }
+      this.sessions++
+      return current
+    }
+    if (record.type === 'message' && current) current.messages.push(record.message as StoredMessage)
+    else if (record.type === 'episode' && current) current.episodes.push(record.episode as Episode)
+    else if (record.type === 'end') {
+      this.ended = true
+      if (record.sessions !== this.sessions)
+        throw invalidFile(
+          this.file,
+          `its end record counts ${record.sessions} sessions, but it holds ${this.sessions}`,
+        )
+      this.current = undefined
+      return current
+    } else throw invalidFile(this.file, `line ${n} is not a session, message or episode record`)
+    return undefined
   }
-  return { ...header, sessions }
+
+  /** The last session, once the whole file was read; refused when the file was cut short. */
+  finish(): ExportedSession | undefined {
+    if (this.expectsEnd && !this.ended)
+      throw invalidFile(
+        this.file,
+        'it ends before its end record: it was cut short. Its last session was not imported; export it again',
+      )
+    return this.current
+  }
+}
+
+function parseJsonl(text: string, file: string): ExportDocument {
+  const reader = new JsonlReader(file)
+  const lines = text.split('\n')
+  const sessions: ExportedSession[] = []
+  for (const [index, line] of lines.entries()) {
+    const done = reader.line(line, index + 1)
+    if (done) sessions.push(done)
+  }
+  const last = reader.finish()
+  if (last) sessions.push(last)
+  const { format, version, exportedAt } = JSON.parse(lines[0] ?? '{}')
+  return { format, version, exportedAt, sessions }
 }
 
 const COMMENT = /^<!-- (engram:session |engram:message )?(.*) -->$/
@@ -119,7 +198,8 @@ function parseMarkdown(text: string): ExportDocument {
   return { ...(header as ExportDocument), sessions }
 }
 
-function isJsonlHeader(line: string): boolean {
+/** Whether this first line of a file is the header of a JSONL export. */
+export function isJsonlHeader(line: string): boolean {
   try {
     const value = JSON.parse(line)
     return value?.format === FORMAT && !('sessions' in value)

@@ -1,6 +1,12 @@
-import type { MessageInput, Store, StoredMessage } from '@engram/core'
-import type { Progress } from '../progress.ts'
-import { type ExportedSession, parentsFirst } from './document.ts'
+import {
+  EngramError,
+  type ExportedMessage,
+  type ImportSessionInput,
+  type MessageInput,
+  type Store,
+} from '@engram/core'
+import type { TransferProgress } from '../progress.ts'
+import type { ExportedSession } from './document.ts'
 
 export interface RestoreResult {
   /** Sessions created by this run. */
@@ -11,28 +17,82 @@ export interface RestoreResult {
   warnings: string[]
 }
 
-function messageInput(message: StoredMessage): MessageInput {
-  const input: MessageInput = { role: message.role, content: message.content, timestamp: message.timestamp }
+function messageInput(message: ExportedMessage): MessageInput & { ref?: string } {
+  const input: MessageInput & { ref?: string } = {
+    role: message.role,
+    content: message.content,
+    timestamp: message.timestamp,
+  }
   if (message.tool_calls) input.tool_calls = message.tool_calls
   if (message.tool_call_id !== undefined) input.tool_call_id = message.tool_call_id
   if (message.name !== undefined) input.name = message.name
   if (message.tokenCount !== null && message.tokenCount !== undefined) input.tokenCount = message.tokenCount
+  if (message.ref !== undefined) input.ref = message.ref
   return input
 }
 
+/** What store.importSession takes for an exported session whose parent is `parent` (null: none). */
+function importInput(
+  { session, messages, episodes, usage, modelCalls }: ExportedSession,
+  parent: string | null,
+): ImportSessionInput {
+  // Episodes point at messages by id; in the store they get new ids, so they are given by position.
+  const position = new Map(messages.map((m, i) => [m.id, i]))
+  return {
+    session: {
+      id: session.id,
+      source: session.source,
+      userId: session.userId,
+      model: session.model,
+      title: session.title,
+      systemPrompt: session.systemPrompt,
+      parentSessionId: parent,
+      startedAt: session.startedAt,
+      endedAt: session.endedAt,
+      endReason: session.endReason,
+    },
+    messages: messages.map(messageInput),
+    // Files of older versions carry only the totals; the calls themselves, when present, are exact.
+    ...(modelCalls ? { modelCalls } : { usage }),
+    episodes: episodes.map((episode) => ({
+      summary: episode.summary,
+      content: episode.content,
+      importance: episode.importance,
+      tokenCount: episode.tokenCount,
+      createdAt: episode.createdAt,
+      lastHitAt: episode.lastHitAt,
+      hitCount: episode.hitCount,
+      firstMessageIndex: position.get(episode.firstMessageId ?? -1) ?? null,
+      lastMessageIndex: position.get(episode.lastMessageId ?? -1) ?? null,
+    })),
+  }
+}
+
+/** An import stopped by one session: which one, and that the sessions before it are in whole. */
+function stoppedAt(id: string, result: RestoreResult, error: unknown): unknown {
+  if (!(error instanceof EngramError)) return error
+  return new EngramError(
+    error.code,
+    `Session ${id} could not be written, nothing of it was: ${error.message} The ${result.imported} session(s) before it are written whole; run the same command again once it is fixed, they are skipped.`,
+    { cause: error },
+  )
+}
+
 /**
- * Writes exported sessions into the store, parents before children, keeping their ids and times: each
- * session whole, in one transaction (store.importSession), so a run cut short leaves whole sessions and
- * the next run adds the rest. A session already in the store is skipped; a parent that is neither in the
- * file nor in the store is dropped with a warning.
+ * Writes exported sessions into the store in the order given (parents first, as exports are written),
+ * keeping their ids and times: each session whole, in one transaction (store.importSession), so a run cut
+ * short leaves whole sessions and the next run adds the rest. A session already in the store is skipped;
+ * a parent that is neither earlier in the input nor in the store is dropped with a warning. Reads one
+ * session at a time from `sessions`, so an import streams.
  */
 export async function restoreSessions(
   store: Store,
-  sessions: readonly ExportedSession[],
-  progress: Progress,
+  sessions: Iterable<ExportedSession> | AsyncIterable<ExportedSession>,
+  progress: TransferProgress,
 ): Promise<RestoreResult> {
   const result: RestoreResult = { imported: 0, skipped: 0, messages: 0, warnings: [] }
-  for (const { session, messages, episodes, usage } of parentsFirst(sessions)) {
+  for await (const exported of sessions) {
+    const { session, messages } = exported
     const parent = session.parentSessionId
     const parentKnown = parent !== null && (await store.getSession(parent)) !== null
     if (parent !== null && !parentKnown) {
@@ -40,36 +100,15 @@ export async function restoreSessions(
         `session ${session.id}: its parent ${parent} is not in the file or the store; imported without it`,
       )
     }
-    // Episodes point at messages by id; in the store they get new ids, so they are given by position.
-    const position = new Map(messages.map((m, i) => [m.id, i]))
-    const done = await store.importSession({
-      session: {
-        id: session.id,
-        source: session.source,
-        userId: session.userId,
-        model: session.model,
-        title: session.title,
-        systemPrompt: session.systemPrompt,
-        parentSessionId: parentKnown ? parent : null,
-        startedAt: session.startedAt,
-        endedAt: session.endedAt,
-        endReason: session.endReason,
-      },
-      messages: messages.map(messageInput),
-      usage,
-      episodes: episodes.map((episode) => ({
-        summary: episode.summary,
-        content: episode.content,
-        importance: episode.importance,
-        tokenCount: episode.tokenCount,
-        firstMessageIndex: position.get(episode.firstMessageId ?? -1) ?? null,
-        lastMessageIndex: position.get(episode.lastMessageId ?? -1) ?? null,
-      })),
-    })
+    const done = await store
+      .importSession(importInput(exported, parentKnown ? parent : null))
+      .catch((error: unknown) => {
+        throw stoppedAt(session.id, result, error)
+      })
     if (done.created) result.imported++
     else result.skipped++
     result.messages += done.messages
-    progress.increment(Math.max(1, messages.length))
+    progress.session(messages.length)
   }
   return result
 }

@@ -134,6 +134,7 @@ export const pruneSessions = z.object({
 })
 
 const usageGroup = usageRecord.omit({ latencyMs: true }).extend({ calls: wholeNumber(0) })
+const modelCall = usageGroup.extend({ latencyMs: finiteAtLeastZero.nullish(), createdAt: epochMs })
 
 export const importSession = z.object({
   session: newSession.extend({
@@ -145,11 +146,16 @@ export const importSession = z.object({
   // Each message is checked by the codec, which names what is wrong with it.
   messages: z.array(z.unknown(), { error: 'must be an array of messages' }).default([]),
   usage: z.array(usageGroup).default([]),
+  modelCalls: z.array(modelCall).optional(),
   episodes: z
     .array(
-      newEpisode
-        .omit({ sessionId: true, firstMessageId: true, lastMessageId: true })
-        .extend({ firstMessageIndex: wholeNumber(0).nullish(), lastMessageIndex: wholeNumber(0).nullish() }),
+      newEpisode.omit({ sessionId: true, firstMessageId: true, lastMessageId: true }).extend({
+        firstMessageIndex: wholeNumber(0).nullish(),
+        lastMessageIndex: wholeNumber(0).nullish(),
+        createdAt: epochMs.optional(),
+        lastHitAt: epochMs.nullish(),
+        hitCount: wholeNumber(0).default(0),
+      }),
     )
     .default([]),
 })

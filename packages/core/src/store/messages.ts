@@ -33,7 +33,7 @@ const MESSAGE_PLACEHOLDERS = MESSAGE_COLUMNS.split(',')
   .map(() => '?')
   .join(', ')
 // INSERT ... SELECT ... WHERE EXISTS: an unknown session writes nothing, in the same round trip.
-export const INSERT_MESSAGE = `INSERT INTO messages (session_id, ${MESSAGE_COLUMNS})
+const INSERT_MESSAGE = `INSERT INTO messages (session_id, ${MESSAGE_COLUMNS})
   SELECT ?, ${MESSAGE_PLACEHOLDERS} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?) RETURNING id`
 
 function storedFrom(

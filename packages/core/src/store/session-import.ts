@@ -5,12 +5,34 @@ import type { ImportSessionInput, ImportSessionResult, MessageInput, Session } f
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
-import { encodeMessage } from './message-codec.ts'
-import { INSERT_MESSAGE } from './messages.ts'
+import { encodeMessage, MESSAGE_COLUMNS } from './message-codec.ts'
 import { getSession, PARENT_OF_SAME_USER, parentOfSameUser } from './sessions.ts'
-import { usageGroupStatement } from './usage.ts'
+import { modelCallStatement } from './usage.ts'
 
 const action = 'Importing a session'
+
+// The message with its writer's ref (null when it has none): appendMessagesOnce finds it again by it.
+const INSERT_IMPORTED_MESSAGE = `INSERT INTO messages (session_id, ref, ${MESSAGE_COLUMNS})
+  SELECT ?, ?, ${MESSAGE_COLUMNS.split(',')
+    .map(() => '?')
+    .join(', ')} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)`
+
+/** The refs of the messages (null where none), refused when one is malformed or given twice. */
+function messageRefs(messages: readonly unknown[]): (string | null)[] {
+  const seen = new Set<string>()
+  return messages.map((message, i) => {
+    const ref = (message as { ref?: unknown } | null)?.ref
+    if (ref === undefined || ref === null) return null
+    const checked = args.checkMessageRef(ref, i)
+    if (seen.has(checked))
+      throw new EngramError(
+        'INVALID_ARGUMENT',
+        `${action}: message ${i + 1} has the ref ${JSON.stringify(checked)} of an earlier message. Refs are unique within a session.`,
+      )
+    seen.add(checked)
+    return checked
+  })
+}
 
 // The n-th message of the session (0-based): the imported messages are the session's only ones.
 const NTH_MESSAGE = '(SELECT id FROM messages WHERE session_id = ? ORDER BY id LIMIT 1 OFFSET ?)'
@@ -29,11 +51,19 @@ export async function importSession(
   ctx: StoreContext,
   input: ImportSessionInput,
 ): Promise<ImportSessionResult> {
-  const { session, messages, usage, episodes } = parse(args.importSession, input, action)
+  const { session, messages, usage, modelCalls, episodes } = parse(args.importSession, input, action)
+  if (modelCalls !== undefined && usage.length > 0)
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `${action}: give the usage as totals (usage) or as model calls (modelCalls), not both.`,
+    )
   const existing = await getSession(ctx, session.id)
   if (existing) return { created: false, session: existing, messages: 0 }
   const now = Date.now()
   const encoded = messages.map((message) => encodeMessage(message as MessageInput, now))
+  const refs = messageRefs(messages)
+  const calls =
+    modelCalls ?? usage.map((group) => ({ ...group, latencyMs: null, createdAt: session.startedAt }))
   for (const [i, episode] of episodes.entries()) {
     for (const index of [episode.firstMessageIndex, episode.lastMessageIndex]) {
       if (index !== null && index !== undefined && index >= encoded.length) {
@@ -44,7 +74,7 @@ export async function importSession(
       }
     }
   }
-  const sum = (pick: (group: (typeof usage)[number]) => number) => usage.reduce((n, g) => n + pick(g), 0)
+  const sum = (pick: (call: (typeof calls)[number]) => number) => calls.reduce((n, c) => n + pick(c), 0)
   const parent = session.parentSessionId ?? null
   const userId = session.userId ?? null
   const id = session.id
@@ -70,22 +100,27 @@ export async function importSession(
         ...parentOfSameUser(parent, userId),
       ],
     },
-    ...encoded.map((e) => ({ sql: INSERT_MESSAGE, params: [id, ...e.values, id] })),
-    ...usage.map((group) => usageGroupStatement(id, group, session.startedAt)),
+    ...encoded.map((e, i) => ({
+      sql: INSERT_IMPORTED_MESSAGE,
+      params: [id, refs[i] ?? null, ...e.values, id],
+    })),
+    ...calls.map((call) => modelCallStatement(id, call)),
     ...episodes.map((episode) => {
       const first = nth(id, episode.firstMessageIndex)
       const last = nth(id, episode.lastMessageIndex)
       return {
         sql: `INSERT INTO episodes (session_id, summary, content, importance, token_count, created_at,
-            first_message_id, last_message_id, search_text)
-          SELECT ?, ?, ?, ?, ?, ?, ${first.sql}, ${last.sql}, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)`,
+            last_hit_at, hit_count, first_message_id, last_message_id, search_text)
+          SELECT ?, ?, ?, ?, ?, ?, ?, ?, ${first.sql}, ${last.sql}, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)`,
         params: [
           id,
           episode.summary,
           episode.content ?? null,
           episode.importance,
           episode.tokenCount,
-          now,
+          episode.createdAt ?? now,
+          episode.lastHitAt ?? null,
+          episode.hitCount,
           ...first.params,
           ...last.params,
           toIndexText(episode.summary),

@@ -22,9 +22,11 @@ import type {
   ReadAroundOptions,
   RefMessageInput,
   ResolveSessionOptions,
+  SchemaMigrations,
   SearchHit,
   SearchOptions,
   Session,
+  SessionExport,
   StoredMessage,
   UsageGroup,
   UsageRecord,
@@ -36,6 +38,7 @@ import { checkIntegrity, previewPrune, pruneSessions, rebuildSearchIndex, vacuum
 import * as messages from './messages.ts'
 import { readAround } from './read-around.ts'
 import { search, searchPage } from './search.ts'
+import { exportSession } from './session-export.ts'
 import { importSession } from './session-import.ts'
 import { resolveSession } from './session-reference.ts'
 import * as sessions from './sessions.ts'
@@ -49,7 +52,14 @@ import { readDailyUsage, readUsage, readUsageGroups, usageStatements } from './u
  * `DATABASE_*` codes when SQLite does (busy after every retry, read-only, corrupt).
  */
 export class Store {
-  constructor(private readonly ctx: StoreContext) {}
+  constructor(
+    private readonly ctx: StoreContext,
+    /**
+     * How many migrations the schema had when openStore found it and has after applying the pending ones
+     * (`engram migrate` reports both); a store opened on an up-to-date database has them equal.
+     */
+    readonly migrations: SchemaMigrations,
+  ) {}
 
   /**
    * A typed drizzle database over the store's own connection and tables (`@engram/core/schema`), for
@@ -110,6 +120,15 @@ export class Store {
    */
   importSession(input: ImportSessionInput): Promise<ImportSessionResult> {
     return this.ctx.operation(() => importSession(this.ctx, input))
+  }
+
+  /**
+   * Everything the session holds, as importSession takes it back (copying a store to another, on another
+   * engine): the row, messages with their refs, episodes with hit statistics, model calls as recorded.
+   * Null for an unknown id. Four indexed reads of this session's rows.
+   */
+  exportSession(id: string): Promise<SessionExport | null> {
+    return this.ctx.operation(() => exportSession(this.ctx, id))
   }
 
   /** Marks the session ended; the first reason given wins and later calls change nothing. One UPDATE. */

@@ -4,6 +4,7 @@ import { modelCalls } from '../schema/model-calls.ts'
 import type {
   DailyUsage,
   DailyUsageOptions,
+  ModelCall,
   UsageGroup,
   UsageRecord,
   UsageReport,
@@ -145,23 +146,27 @@ export async function readDailyUsage(
   )
 }
 
-/** One model_calls row standing for a group's `calls` calls (an imported total), stamped `at`. */
-export function usageGroupStatement(sessionId: string, group: UsageGroup, at: number): Statement {
+/** One model_calls row as given (an exported call, with its own time and latency). */
+export function modelCallStatement(
+  sessionId: string,
+  call: Omit<ModelCall, 'latencyMs'> & { latencyMs?: number | null },
+): Statement {
   return {
     sql: `INSERT INTO model_calls (session_id, model, purpose, calls, input_tokens, output_tokens, cache_read_tokens,
-        cache_write_tokens, cost_usd, created_at)
-      SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)`,
+        cache_write_tokens, cost_usd, latency_ms, created_at)
+      SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?)`,
     params: [
       sessionId,
-      group.model,
-      group.purpose,
-      group.calls,
-      group.inputTokens,
-      group.outputTokens,
-      group.cacheReadTokens,
-      group.cacheWriteTokens,
-      group.costUsd,
-      at,
+      call.model,
+      call.purpose,
+      call.calls,
+      call.inputTokens,
+      call.outputTokens,
+      call.cacheReadTokens,
+      call.cacheWriteTokens,
+      call.costUsd,
+      call.latencyMs ?? null,
+      call.createdAt,
       sessionId,
     ],
   }
