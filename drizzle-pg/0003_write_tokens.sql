@@ -1,0 +1,4 @@
+CREATE TABLE "write_tokens" (
+	"token" uuid PRIMARY KEY NOT NULL,
+	"ids" bigint[]
+);
