@@ -25,9 +25,12 @@ const timePrefix = (ms: number) => {
  */
 export const newWriteToken = (now = Date.now()) => `${timePrefix(now)}${randomUUID().slice(13)}`
 
-/** The SQL (literals only: a token is hex and dashes) that deletes tokens past their retention, or ''. */
-export function pruneTokensIfDue(now = Date.now()): string {
-  if (Math.random() >= 1 / PRUNE_ONE_IN) return ''
+/**
+ * The SQL (literals only: a token is hex and dashes) that deletes tokens past their retention, about one
+ * call in PRUNE_ONE_IN; '' otherwise.
+ */
+export function pruneTokensIfDue(now = Date.now(), draw = Math.random): string {
+  if (draw() >= 1 / PRUNE_ONE_IN) return ''
   return `DELETE FROM write_tokens WHERE token < '${timePrefix(now - RETENTION_MS)}-0000-0000-000000000000'`
 }
 
