@@ -1,4 +1,3 @@
 CREATE TABLE "write_tokens" (
-	"token" uuid PRIMARY KEY NOT NULL,
-	"ids" bigint[]
+	"token" uuid PRIMARY KEY NOT NULL
 );

@@ -89,7 +89,7 @@ describe('a write whose reply is lost', () => {
     it(`appends exactly once when the connection drops ${when} the server gets the append`, async () => {
       const schema = `lost_append_${when}`
       const direct = await openStore({ url: server.url, schema })
-      const proxy = await cuttingProxy('write_tokens (token, ids)', when)
+      const proxy = await cuttingProxy('v.* FROM (VALUES', when)
       const store = await openStore({ url: proxy.url, schema })
       try {
         const s = await direct.createSession({ source: 'test' })
@@ -113,7 +113,7 @@ describe('a write whose reply is lost', () => {
 })
 
 describe('write tokens', () => {
-  it('make the one-statement append idempotent, also when the same statement runs twice at once', async () => {
+  it("make the one-statement append idempotent (in its rows' refs), also when the same statement runs twice at once", async () => {
     const store = await openStore({ url: server.url, schema: 'tokens_twice' })
     const driver = pgDriver({ url: server.url, schema: 'tokens_twice', poolSize: 4 })
     try {
@@ -133,7 +133,7 @@ describe('write tokens', () => {
         [ids[2], 'c'],
       ])
       expect((await store.getSession(s.id))?.messageCount).toBe(3)
-      // An unknown session: nothing written, no token kept, so the lookup finds nothing either.
+      // An unknown session: nothing written, so the lookup finds nothing either.
       const unknown = pgAppend('no-such-session', columns, rows)
       expect((await driver.execute(unknown.write)).rows).toEqual([])
       expect((await driver.execute(unknown.lookup)).rows).toEqual([])

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { pgAppend } from '../dialects/postgres/append.ts'
+import { PG_APPEND_MAX_ROWS, pgAppend } from '../dialects/postgres/append.ts'
 import type { QueryResult } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import type {
@@ -61,9 +61,10 @@ async function appendPostgres(
     encoded.map((e) => e.values),
   )
   const written = await ctx.writeIdempotent<{ id: number }>(write, action)
-  // No rows: a retry whose first run had committed (its ids are under the token), or an unknown session.
+  // No rows: a retry whose first run had committed (its rows carry the token), or an unknown session.
   const rows = written.rows.length > 0 ? written.rows : await ctx.read<{ id: number }>(lookup, action)
-  return rows.map((row) => row.id)
+  // One statement draws its ids in row order, so in id order they are the messages' order.
+  return rows.map((row) => row.id).sort((a, b) => a - b)
 }
 
 export async function appendMessages(
@@ -77,7 +78,7 @@ export async function appendMessages(
   if (messages.length === 0) return []
   const now = Date.now()
   const encoded = messages.map((input) => encodeMessage(input, now))
-  if (ctx.dialect === 'postgres') {
+  if (ctx.dialect === 'postgres' && encoded.length <= PG_APPEND_MAX_ROWS) {
     const ids = await appendPostgres(ctx, id, encoded)
     if (ids.length === 0) throw sessionNotFound(id)
     return encoded.map((e, i) => storedFrom(e, id, ids[i] as number))

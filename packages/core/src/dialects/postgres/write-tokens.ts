@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto'
 
 /**
- * Idempotency tokens of PostgreSQL writes. A write stores its token (a `write_tokens` row) in its own
- * transaction; a writer whose COMMIT lost its connection then asks for the token instead of guessing, and
- * a write that is retried as it is finds its token and writes nothing. (Asking `pg_xact_status` about the
+ * Idempotency tokens of PostgreSQL write transactions. A transaction stores its token (a `write_tokens`
+ * row); a writer whose COMMIT lost its connection then asks for the token instead of guessing. (Asking `pg_xact_status` about the
  * transaction id is not enough: an id the crashed server never logged is handed out again after recovery,
  * and then answers for another transaction.)
  */
