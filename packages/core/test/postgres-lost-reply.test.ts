@@ -89,7 +89,7 @@ describe('a write whose reply is lost', () => {
     it(`appends exactly once when the connection drops ${when} the server gets the append`, async () => {
       const schema = `lost_append_${when}`
       const direct = await openStore({ url: server.url, schema })
-      const proxy = await cuttingProxy('v.* FROM (VALUES', when)
+      const proxy = await cuttingProxy('ON CONFLICT DO NOTHING RETURNING id', when)
       const store = await openStore({ url: proxy.url, schema })
       try {
         const s = await direct.createSession({ source: 'test' })
@@ -133,9 +133,9 @@ describe('write tokens', () => {
         [ids[2], 'c'],
       ])
       expect((await store.getSession(s.id))?.messageCount).toBe(3)
-      // An unknown session: nothing written, so the lookup finds nothing either.
+      // An unknown session fails the foreign key (the store reports SESSION_NOT_FOUND); nothing written.
       const unknown = pgAppend('no-such-session', columns, rows)
-      expect((await driver.execute(unknown.write)).rows).toEqual([])
+      await expect(driver.execute(unknown.write)).rejects.toMatchObject({ code: '23503' })
       expect((await driver.execute(unknown.lookup)).rows).toEqual([])
     } finally {
       await driver.close()

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { PG_APPEND_MAX_ROWS, pgAppend } from '../dialects/postgres/append.ts'
+import { isUnknownSession, PG_APPEND_MAX_ROWS, pgAppend } from '../dialects/postgres/append.ts'
 import type { QueryResult } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import type {
@@ -60,8 +60,10 @@ async function appendPostgres(
     MESSAGE_FIELDS,
     encoded.map((e) => e.values),
   )
-  const written = await ctx.writeIdempotent<{ id: number }>(write, action)
-  // No rows: a retry whose first run had committed (its rows carry the token), or an unknown session.
+  const written = await ctx.writeIdempotent<{ id: number }>(write, action).catch((error) => {
+    throw isUnknownSession(error) ? sessionNotFound(sessionId) : error
+  })
+  // No rows: a retry whose first run had committed (its rows carry the token).
   const rows = written.rows.length > 0 ? written.rows : await ctx.read<{ id: number }>(lookup, action)
   // One statement draws its ids in row order, so in id order they are the messages' order.
   return rows.map((row) => row.id).sort((a, b) => a - b)
