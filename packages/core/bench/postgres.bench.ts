@@ -1,15 +1,19 @@
 /**
  * PostgreSQL figures of @engram/core, each a ratio to a raw `pg` floor measured in the same run on the
- * same server and rows (a throwaway PostgreSQL started like the tests' one):
+ * same server and rows (a throwaway PostgreSQL started like the tests' one), store and floor interleaved
+ * (W1 in chunks of 50 appends, the others call by call, their order alternating), medians reported:
  *
- *   W1  appendMessage, one message per call, against a plain INSERT of the same row per round trip
+ *   W1  appendMessage, one message per call, against a plain INSERT of the same row per round trip into a
+ *       copy of the messages table (LIKE … INCLUDING ALL: the same indexes and search vector)
+ *   W2  store.getMessages of a 1,000-message session against a plain SELECT of the same 7 columns
  *   W3  store.search of 50 Chinese words against the bare `search_vector @@ phraseto_tsquery` query
+ *   W4  bytes per message of the store's tables and indexes against the copy's
  *
  *   tsx --conditions=engram-source packages/core/bench/postgres.bench.ts [--messages N] [--rounds N]
  */
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
-import { openStore } from '../src/index.ts'
+import { openStore, type Store } from '../src/index.ts'
 import { encodeMessage, MESSAGE_COLUMNS } from '../src/store/message-codec.ts'
 import { startPostgres } from '../test/postgres-server.ts'
 import { Generator, queryWords } from './data.ts'
@@ -19,77 +23,146 @@ const option = (name: string, fallback: number) => {
   const at = argv.indexOf(name)
   return at >= 0 ? Number(argv[at + 1]) : fallback
 }
-const MESSAGES = option('--messages', 2000)
+const MESSAGES = option('--messages', 4000)
 const ROUNDS = option('--rounds', 3)
+const PER_SESSION = 1000
+const W2_REPS = 30
+const CHUNK = 50
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
+const time = async (work: () => Promise<unknown>) => {
+  const start = performance.now()
+  await work()
+  return performance.now() - start
+}
 
 const server = await startPostgres()
+const clients: pg.Client[] = []
+const stores: Store[] = []
+const rawClient = async (schema: string) => {
+  const client = new pg.Client({ connectionString: server.url, options: `-c search_path=${schema}` })
+  await client.connect()
+  clients.push(client)
+  return client
+}
 try {
-  const data = new Generator(20250101).dataset(MESSAGES / 500, 500, 'pg')
-  const w1 = { store: [] as number[], raw: [] as number[] }
-  for (let round = 0; round < ROUNDS; round++) {
-    const schema = `w1_${round}`
-    const store = await openStore({ url: server.url, schema, poolSize: 1 })
-    for (const s of data.sessions) await store.createSession({ source: 'bench', id: s.id })
-    let start = performance.now()
-    for (const { sessionId, message } of data.all) await store.appendMessage(sessionId, message)
-    w1.store.push(data.all.length / ((performance.now() - start) / 1000))
-    await store.close()
+  const data = new Generator(20250101).dataset(Math.max(1, MESSAGES / PER_SESSION), PER_SESSION, 'pg')
+  const placeholders = MESSAGE_COLUMNS.split(',')
+    .map((_, i) => `$${i + 2}`)
+    .join(', ')
+  const insert = `INSERT INTO raw_messages (session_id, ${MESSAGE_COLUMNS}) VALUES ($1, ${placeholders}) RETURNING id`
 
-    // The floor: the same rows as single INSERTs (autocommit, one round trip each) into a copy of the table.
-    const raw = new pg.Client({ connectionString: server.url, options: `-c search_path=${schema}` })
-    await raw.connect()
+  // W1: each round a new schema.
+  const w1 = { store: [] as number[], raw: [] as number[] }
+  const schemaOf = (round: number) => `w1_${round}`
+  for (let round = 0; round < ROUNDS; round++) {
+    const schema = schemaOf(round)
+    const store = await openStore({ url: server.url, schema, poolSize: 1 })
+    stores.push(store)
+    for (const s of data.sessions) await store.createSession({ source: 'bench', id: s.id })
+    const raw = await rawClient(schema)
     await raw.query('CREATE TABLE raw_messages (LIKE messages INCLUDING ALL)')
-    const placeholders = MESSAGE_COLUMNS.split(',')
-      .map((_, i) => `$${i + 2}`)
-      .join(', ')
-    const insert = `INSERT INTO raw_messages (session_id, ${MESSAGE_COLUMNS}) VALUES ($1, ${placeholders}) RETURNING id`
-    start = performance.now()
-    for (const { sessionId, message } of data.all)
-      await raw.query(insert, [sessionId, ...encodeMessage(message, Date.now()).values])
-    w1.raw.push(data.all.length / ((performance.now() - start) / 1000))
-    await raw.end()
+    // Chunks of CHUNK rows, store and floor taking turns (the one first alternating), so that the load of
+    // a shared machine falls on both alike.
+    let storeMs = 0
+    let rawMs = 0
+    for (let from = 0; from < data.all.length; from += CHUNK) {
+      const chunk = data.all.slice(from, from + CHUNK)
+      const viaStore = async () =>
+        (storeMs += await time(async () => {
+          for (const { sessionId, message } of chunk) await store.appendMessage(sessionId, message)
+        }))
+      const viaRaw = async () =>
+        (rawMs += await time(async () => {
+          for (const { sessionId, message } of chunk)
+            await raw.query(insert, [sessionId, ...encodeMessage(message, Date.now()).values])
+        }))
+      for (const run of (from / CHUNK) % 2 === 0 ? [viaStore, viaRaw] : [viaRaw, viaStore]) await run()
+    }
+    w1.store.push(data.all.length / (storeMs / 1000))
+    w1.raw.push(data.all.length / (rawMs / 1000))
   }
 
-  // W3 on the last round's rows.
-  const schema = `w1_${ROUNDS - 1}`
-  const store = await openStore({ url: server.url, schema, poolSize: 1 })
-  const raw = new pg.Client({ connectionString: server.url, options: `-c search_path=${schema}` })
-  await raw.connect()
+  // W2, W3 and W4 on the last round's rows.
+  const store = stores.at(-1) as Store
+  const raw = clients.at(-1) as pg.Client
+  await raw.query('VACUUM ANALYZE')
+  const session = data.sessions[0]?.id as string
+  const w2 = { store: [] as number[], raw: [] as number[] }
+  const select = `SELECT id, role, content, content_parts, tool_calls, tool_call_id, name FROM messages
+    WHERE session_id = $1 ORDER BY id`
+  for (let rep = 0; rep < W2_REPS + 3; rep++) {
+    const storeMs = await time(async () => {
+      if ((await store.getMessages(session)).length !== PER_SESSION) throw new Error('W2: rows missing')
+    })
+    const rawMs = await time(() => raw.query(select, [session]))
+    // The first three are a warm-up.
+    if (rep >= 3) {
+      w2.store.push(storeMs)
+      w2.raw.push(rawMs)
+    }
+  }
+
   const { chinese } = queryWords(
     data.all.map((m) => m.message),
     7,
   )
   const words = chinese.slice(0, 50)
-  const storeMs: number[] = []
-  const bareMs: number[] = []
+  const w3 = { store: [] as number[], raw: [] as number[] }
   let found = 0
-  for (const word of words) {
-    let start = performance.now()
-    const hits = await store.search(word, { limit: 5 })
-    storeMs.push(performance.now() - start)
-    if (hits.length > 0) found++
-    const spaced = [...word].join(' ')
-    start = performance.now()
-    await raw.query(
-      `SELECT id, ts_rank_cd(search_vector, q) AS score FROM messages, phraseto_tsquery('simple', $1) q
-       WHERE search_vector @@ q ORDER BY score DESC LIMIT 5`,
-      [spaced],
-    )
-    bareMs.push(performance.now() - start)
+  for (const [i, word] of words.entries()) {
+    const viaStore = async () => {
+      let hits = 0
+      w3.store.push(await time(async () => (hits = (await store.search(word, { limit: 5 })).length)))
+      if (hits > 0) found++
+    }
+    const viaRaw = async () =>
+      w3.raw.push(
+        await time(() =>
+          raw.query(
+            `SELECT id, ts_rank_cd(search_vector, q) AS score FROM messages, phraseto_tsquery('simple', $1) q
+             WHERE search_vector @@ q ORDER BY score DESC LIMIT 5`,
+            [[...word].join(' ')],
+          ),
+        ),
+      )
+    for (const run of i % 2 === 0 ? [viaStore, viaRaw] : [viaRaw, viaStore]) await run()
   }
-  await raw.end()
-  await store.close()
 
-  const w1Store = median(w1.store)
-  const w1Raw = median(w1.raw)
-  console.log(`PostgreSQL ${new Date().toISOString()}, ${data.all.length} messages × ${ROUNDS} rounds`)
+  const bytes = async (tables: string[]) => {
+    const { rows } = await raw.query<{ bytes: string }>(
+      `SELECT sum(pg_total_relation_size(t::regclass))::bigint AS bytes FROM unnest($1::text[]) t`,
+      [tables],
+    )
+    return Number(rows[0]?.bytes)
+  }
+  const w4 = {
+    store: (await bytes(['messages', 'sessions'])) / data.all.length,
+    raw: (await bytes(['raw_messages'])) / data.all.length,
+    tokens: (await bytes(['write_tokens'])) / data.all.length,
+  }
+
+  const ratio = (a: number, b: number) => (a / b).toFixed(2)
+  const ms = (x: number) => `${x.toFixed(2)} ms`
   console.log(
-    `W1 append: ${w1Store.toFixed(0)} msg/s, raw INSERT ${w1Raw.toFixed(0)} msg/s, ratio ${(w1Store / w1Raw).toFixed(2)}`,
+    `PostgreSQL ${new Date().toISOString()}, ${data.all.length} messages × ${ROUNDS} rounds (medians)`,
+  )
+  const [w1s, w1r] = [median(w1.store), median(w1.raw)]
+  console.log(
+    `W1 append: ${w1s.toFixed(0)} msg/s, raw INSERT ${w1r.toFixed(0)} msg/s, ratio ${ratio(w1s, w1r)} (target ≥ 0.8)`,
+  )
+  const [w2s, w2r] = [median(w2.store), median(w2.raw)]
+  console.log(
+    `W2 restore ${PER_SESSION}: ${ms(w2s)}, raw SELECT ${ms(w2r)}, ratio ${ratio(w2s, w2r)} (target ≤ 1.3)`,
+  )
+  const [w3s, w3r] = [median(w3.store), median(w3.raw)]
+  console.log(
+    `W3 search (${found}/${words.length} Chinese words found): ${ms(w3s)}, bare @@ ${ms(w3r)}, ratio ${ratio(w3s, w3r)} (target ≤ 1.5)`,
   )
   console.log(
-    `W3 search (${found}/${words.length} Chinese words found): median ${median(storeMs).toFixed(2)} ms, bare @@ ${median(bareMs).toFixed(2)} ms, ratio ${(median(storeMs) / median(bareMs)).toFixed(2)}`,
+    `W4 bytes/message: ${w4.store.toFixed(0)} (messages + sessions), raw copy ${w4.raw.toFixed(0)}, ratio ${ratio(w4.store, w4.raw)}; write tokens until pruned ${w4.tokens.toFixed(0)}`,
   )
 } finally {
+  for (const client of clients) await client.end()
+  for (const store of stores) await store.close()
   server.stop()
 }

@@ -66,7 +66,7 @@ export async function startPostgres(): Promise<PostgresServer> {
       '-l',
       join(dir, 'server.log'),
       '-o',
-      `-p ${port} -k ${dir} -c fsync=off`,
+      `-p ${port} -k ${dir} -c fsync=off -c synchronous_commit=on`,
       ...args,
     ])
   ctl('-w', 'start')

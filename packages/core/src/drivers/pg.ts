@@ -3,6 +3,12 @@ import pg from 'pg'
 import { isTransientPgError } from '../dialects/postgres/errors.ts'
 import { numberPlaceholders } from '../dialects/postgres/placeholders.ts'
 import { NUMBER_TYPE_OIDS, startupOptions } from '../dialects/postgres/types.ts'
+import {
+  CLAIM_TOKEN,
+  newWriteToken,
+  pruneTokensIfDue,
+  recordToken,
+} from '../dialects/postgres/write-tokens.ts'
 import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 
@@ -39,18 +45,15 @@ const OUTCOME_WAIT_MS = 30_000
 
 /**
  * Whether a transaction whose COMMIT lost its connection committed, asked on a new connection until the
- * server answers. A transaction the server never got the COMMIT of cannot commit later, so "in progress"
- * counts as not committed.
+ * server answers: it did if the token it stored is there. Asking claims the token otherwise, so a
+ * transaction still on its way cannot commit after a "no".
  */
-async function committed(pool: pg.Pool, xid: string, lost: unknown): Promise<boolean> {
+async function committed(pool: pg.Pool, token: string, lost: unknown): Promise<boolean> {
   const deadline = Date.now() + OUTCOME_WAIT_MS
   for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
     try {
-      const { rows } = await pool.query<{ status: string | null }>(
-        'SELECT pg_xact_status($1::xid8) AS status',
-        [xid],
-      )
-      return rows[0]?.status === 'committed'
+      const { rows } = await pool.query(numberPlaceholders(CLAIM_TOKEN), [token])
+      return rows.length === 0
     } catch (error) {
       if (!isTransientPgError(error) || Date.now() > deadline)
         throw new EngramError(
@@ -65,9 +68,9 @@ async function committed(pool: pg.Pool, xid: string, lost: unknown): Promise<boo
 
 /**
  * PostgreSQL through node-postgres: one pool per driver, statements renumbered from `?` to `$n`, bigints
- * read as numbers. A batch is one READ COMMITTED transaction on one pooled connection; if the connection
- * drops during its COMMIT, the server is asked whether that transaction committed, so a retry never
- * writes the batch twice.
+ * read as numbers. A batch is one READ COMMITTED transaction on one pooled connection that also stores a
+ * write token (write-tokens.ts); if the connection drops during its COMMIT, the token says whether the
+ * transaction committed, so a retry never writes the batch twice and an acknowledged batch is never lost.
  */
 export function pgDriver(options: PgDriverOptions): StorageDriver {
   // The settings travel in the startup packet, so every pooled connection has them before its first query.
@@ -98,22 +101,24 @@ export function pgDriver(options: PgDriverOptions): StorageDriver {
       }
       client.on('error', dropped)
       try {
-        const [, begun] = (await client.query(
-          'BEGIN ISOLATION LEVEL READ COMMITTED; SELECT pg_current_xact_id()::text AS xid',
-        )) as unknown as [pg.QueryResult, pg.QueryResult<{ xid: string }>]
-        const xid = begun.rows[0]?.xid as string
+        const token = newWriteToken()
         const results: QueryResult[] = []
         try {
+          await client.query('BEGIN ISOLATION LEVEL READ COMMITTED')
           for (const statement of statements) results.push(toResult(await run(client, statement)))
         } catch (error) {
           await client.query('ROLLBACK').catch((e: Error) => (broken = e))
           throw error
         }
         try {
-          await client.query('COMMIT')
+          // The token goes in last (a migration's batch creates its table), with the COMMIT, in one round
+          // trip of literals; now and then the expired tokens go with it.
+          await client.query([recordToken(token), pruneTokensIfDue(), 'COMMIT'].filter(Boolean).join('; '))
         } catch (error) {
-          broken = error as Error
-          if (isTransientPgError(error) && (await committed(pool, xid, error))) return results
+          if (isTransientPgError(error)) {
+            broken = error as Error
+            if (await committed(pool, token, error)) return results
+          } else await client.query('ROLLBACK').catch((e: Error) => (broken = e))
           throw error
         }
         return results

@@ -92,11 +92,24 @@ export class StoreContext {
 
   /** Runs the statements as one transaction, retrying with jittered back-off while the file is locked. */
   async write(statements: readonly Statement[], action: string): Promise<QueryResult[]> {
+    const results = await this.retrying(() => this.driver.batch(statements), action)
+    await this.maybeCheckpoint()
+    return results
+  }
+
+  /**
+   * Runs one statement that is safe to run again as it is (it carries its own idempotency token: see
+   * dialects/postgres/append.ts), in autocommit mode, with write()'s retries: a serialization failure or
+   * a connection lost before or during it runs it again.
+   */
+  writeIdempotent<R = Row>(statement: Statement, action: string): Promise<QueryResult<R>> {
+    return this.retrying(() => this.driver.execute<R>(statement), action)
+  }
+
+  private async retrying<T>(work: () => Promise<T>, action: string): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const results = await this.driver.batch(statements)
-        await this.maybeCheckpoint()
-        return results
+        return await work()
       } catch (error) {
         if (!isBusyError(error) || attempt >= this.retry.attempts) throw toEngramError(error, action)
         const { minDelayMs, maxDelayMs } = this.retry

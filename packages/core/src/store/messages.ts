@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { isUnknownSession, PG_APPEND_MAX_ROWS, pgAppend } from '../dialects/postgres/append.ts'
 import type { QueryResult } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import type {
@@ -29,25 +30,43 @@ import {
 } from './message-codec.ts'
 import { endSessionStatement, getSession, sessionNotFound } from './sessions.ts'
 
-const MESSAGE_PLACEHOLDERS = MESSAGE_COLUMNS.split(',')
-  .map(() => '?')
-  .join(', ')
+const MESSAGE_FIELDS = MESSAGE_COLUMNS.split(',').map((c) => c.trim())
+const MESSAGE_PLACEHOLDERS = MESSAGE_FIELDS.map(() => '?').join(', ')
 // INSERT ... SELECT ... WHERE EXISTS: an unknown session writes nothing, in the same round trip.
 const INSERT_MESSAGE = `INSERT INTO messages (session_id, ${MESSAGE_COLUMNS})
   SELECT ?, ${MESSAGE_PLACEHOLDERS} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?) RETURNING id`
 
-function storedFrom(
-  encoded: EncodedMessage,
-  sessionId: string,
-  result: QueryResult | undefined,
-): StoredMessage {
+function storedFrom(encoded: EncodedMessage, sessionId: string, id: number): StoredMessage {
   return {
     ...encoded.message,
-    id: result?.rows[0]?.id as number,
+    id,
     sessionId,
     timestamp: encoded.timestamp,
     tokenCount: encoded.tokenCount,
   } as StoredMessage
+}
+
+const idOf = (result: QueryResult | undefined) => result?.rows[0]?.id as number
+
+/** PostgreSQL's append: one statement, one round trip, idempotent under retries (see pgAppend). */
+async function appendPostgres(
+  ctx: StoreContext,
+  sessionId: string,
+  encoded: EncodedMessage[],
+): Promise<number[]> {
+  const action = 'Appending a message'
+  const { write, lookup } = pgAppend(
+    sessionId,
+    MESSAGE_FIELDS,
+    encoded.map((e) => e.values),
+  )
+  const written = await ctx.writeIdempotent<{ id: number }>(write, action).catch((error) => {
+    throw isUnknownSession(error) ? sessionNotFound(sessionId) : error
+  })
+  // No rows: a retry whose first run had committed (its rows carry the token).
+  const rows = written.rows.length > 0 ? written.rows : await ctx.read<{ id: number }>(lookup, action)
+  // One statement draws its ids in row order, so in id order they are the messages' order.
+  return rows.map((row) => row.id).sort((a, b) => a - b)
 }
 
 export async function appendMessages(
@@ -61,12 +80,17 @@ export async function appendMessages(
   if (messages.length === 0) return []
   const now = Date.now()
   const encoded = messages.map((input) => encodeMessage(input, now))
+  if (ctx.dialect === 'postgres' && encoded.length <= PG_APPEND_MAX_ROWS) {
+    const ids = await appendPostgres(ctx, id, encoded)
+    if (ids.length === 0) throw sessionNotFound(id)
+    return encoded.map((e, i) => storedFrom(e, id, ids[i] as number))
+  }
   const results = await ctx.write(
     encoded.map((e) => ({ sql: INSERT_MESSAGE, params: [id, ...e.values, id] })),
     'Appending a message',
   )
   if (results[0]?.changes === 0) throw sessionNotFound(id)
-  return encoded.map((e, i) => storedFrom(e, id, results[i]))
+  return encoded.map((e, i) => storedFrom(e, id, idOf(results[i])))
 }
 
 // ON CONFLICT on (session_id, ref): a message whose ref the session already holds is not written again.
@@ -95,7 +119,7 @@ export async function appendMessagesOnce(
   const existing: string[] = []
   for (const [i, e] of encoded.entries()) {
     if (results[i]?.changes === 0) existing.push(refs[i] as string)
-    else stored.push(storedFrom(e, id, results[i]))
+    else stored.push(storedFrom(e, id, idOf(results[i])))
   }
   if (stored.length === 0 && !(await getSession(ctx, id))) throw sessionNotFound(id)
   return { stored, existing }
@@ -179,7 +203,7 @@ export async function continueSession(
   if (results[1]?.changes === 0) throw sessionNotFound(parent)
   return {
     session: (await getSession(ctx, childId)) as Session,
-    messages: encoded.map((e, i) => storedFrom(e, childId, results[i + 2])),
+    messages: encoded.map((e, i) => storedFrom(e, childId, idOf(results[i + 2]))),
     episode: episode ? insertedEpisode(results.at(-1)) : null,
   }
 }

@@ -63,13 +63,18 @@ function tsquery(match: string): { sql: string; params: SqlValue[] } {
   }
 }
 
+// Bare names: in either level they are the output columns (the outer one also joins a `timestamp` column).
 const ORDER = {
   relevance: 'score DESC, item_id DESC',
   newest: 'timestamp DESC, item_id DESC',
   oldest: 'timestamp ASC, item_id ASC',
 } as const
 
-/** One half of a search (messages or episodes) on PostgreSQL, in the row shape of SQLite's hitQuery. */
+/**
+ * One half of a search (messages or episodes) on PostgreSQL, in the row shape of SQLite's hitQuery. The
+ * inner query ranks and cuts to `take`; only those rows are read again for their excerpt (up to 16K
+ * characters each), so a term with many matches does not read every match's text.
+ */
 export function pgHitQuery(
   kind: 'message' | 'episode',
   match: string,
@@ -79,14 +84,17 @@ export function pgHitQuery(
 ): Statement {
   const { table, time, filters, sort } = hitParts(kind, options, after)
   const query = tsquery(match)
-  const text = kind === 'message' ? 't.content' : 't.summary'
+  const text = kind === 'message' ? 'x.content' : 'x.summary'
   return {
-    sql: `SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role, ${time} AS timestamp,
-        s.source, ts_rank_cd(t.search_vector, ${query.sql}) AS score, NULL AS snippet,
-        substr(coalesce(t.search_text, ${text}, ''), 1, ${EXCERPT_CHARS}) AS excerpt
-      FROM ${table} t JOIN sessions s ON s.id = t.session_id
-      WHERE t.search_vector @@ ${query.sql} ${filters.where.map((w) => `AND ${w}`).join(' ')}
-      ORDER BY ${ORDER[sort]} LIMIT ?`,
+    sql: `SELECT h.session_id, h.item_id, h.role, h.timestamp, h.source, h.score, NULL AS snippet,
+        substr(coalesce(x.search_text, ${text}, ''), 1, ${EXCERPT_CHARS}) AS excerpt
+      FROM (SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role,
+          ${time} AS timestamp, s.source, ts_rank_cd(t.search_vector, ${query.sql}) AS score
+        FROM ${table} t JOIN sessions s ON s.id = t.session_id
+        WHERE t.search_vector @@ ${query.sql} ${filters.where.map((w) => `AND ${w}`).join(' ')}
+        ORDER BY ${ORDER[sort]} LIMIT ?) h
+      JOIN ${table} x ON x.id = h.item_id
+      ORDER BY ${ORDER[sort]}`,
     params: [...query.params, ...query.params, ...filters.params, take],
   }
 }

@@ -1,0 +1,3 @@
+CREATE TABLE "write_tokens" (
+	"token" uuid PRIMARY KEY NOT NULL
+);

@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto'
+import type { SqlValue, Statement } from '../../driver.ts'
+import { pgCode } from './errors.ts'
+
+/**
+ * The most messages one append statement carries (each row binds its columns as parameters, and
+ * PostgreSQL takes at most 65,535); a longer append is one transaction instead.
+ */
+export const PG_APPEND_MAX_ROWS = 1000
+
+/** The statements of a one-round-trip append: the write itself, and where a retried one finds its ids. */
+export interface PgAppend {
+  /** Returns the new ids; no rows if the same append was already stored. */
+  write: Statement
+  /** The ids of the rows the append stored, in order (no rows: it never happened). */
+  lookup: Statement
+}
+
+/**
+ * Appends messages in one INSERT, so one round trip at READ COMMITTED in autocommit mode, idempotent by
+ * a token: each row's `ref` is the token and its place (`<token>.<i>`), and `ON CONFLICT DO NOTHING` on
+ * the session's unique refs means that running the same statement again, after a reply lost with its
+ * connection, stores nothing (if the first run is still committing, the second waits for it). A run that
+ * stores no rows finds the first run's ids with `lookup`. An unknown session fails the foreign key
+ * (see isUnknownSession). The messages table's trigger keeps the session's counters in the same
+ * statement. Plain appends on SQLite leave `ref` null.
+ */
+export function pgAppend(
+  sessionId: string,
+  columns: readonly string[],
+  rows: readonly SqlValue[][],
+): PgAppend {
+  const token = randomBytes(16).toString('base64url')
+  const refs = rows.map((_, i) => `${token}.${i}`)
+  const row = `(?, ?, ${columns.map(() => '?').join(', ')})`
+  return {
+    write: {
+      sql: `INSERT INTO messages (session_id, ref, ${columns.join(', ')})
+        VALUES ${rows.map(() => row).join(', ')} ON CONFLICT DO NOTHING RETURNING id`,
+      params: rows.flatMap((values, i) => [sessionId, refs[i] as string, ...values]),
+    },
+    lookup: {
+      sql: `SELECT id FROM messages WHERE session_id = ? AND ref IN (${refs.map(() => '?').join(', ')}) ORDER BY id`,
+      params: [sessionId, ...refs],
+    },
+  }
+}
+
+/** The append failed because its session does not exist (the messages' foreign key; 23503). */
+export const isUnknownSession = (error: unknown) =>
+  pgCode((error as { cause?: unknown } | null)?.cause ?? error) === '23503'

@@ -1,0 +1,185 @@
+import { createServer, type Server, Socket } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pgAppend } from '../src/dialects/postgres/append.ts'
+import { CLAIM_TOKEN, newWriteToken, pruneTokensIfDue } from '../src/dialects/postgres/write-tokens.ts'
+import { pgDriver } from '../src/drivers/pg.ts'
+import { openStore, type Store } from '../src/index.ts'
+import { encodeMessage, MESSAGE_COLUMNS } from '../src/store/message-codec.ts'
+import { type PostgresServer, startPostgres } from './postgres-server.ts'
+
+let server: PostgresServer
+beforeAll(async () => {
+  server = await startPostgres()
+}, 60_000)
+afterAll(() => server?.stop())
+
+/**
+ * A TCP proxy in front of the server that, once, cuts the connection whose client sends a message
+ * holding `marker`: either before passing it on (the server never sees it) or after (the server runs it,
+ * the reply is lost). Everything else passes both ways untouched.
+ */
+async function cuttingProxy(marker: string, when: 'before' | 'after') {
+  const target = new URL(server.url)
+  const sockets = new Set<Socket>()
+  let cuts = 0
+  const proxy: Server = createServer((client) => {
+    const upstream = new Socket()
+    upstream.connect(Number(target.port), target.hostname)
+    sockets.add(client).add(upstream)
+    const cut = () => {
+      cuts++
+      client.destroy()
+      upstream.destroy()
+    }
+    client.on('data', (chunk: Buffer) => {
+      if (cuts === 0 && chunk.includes(marker)) {
+        if (when === 'before') return cut()
+        upstream.write(chunk)
+        // Long enough for the server to run and commit it; its reply never reaches the client.
+        upstream.pause()
+        return void setTimeout(cut, 300)
+      }
+      upstream.write(chunk)
+    })
+    upstream.on('data', (chunk: Buffer) => client.write(chunk))
+    for (const socket of [client, upstream]) socket.on('error', () => undefined)
+    client.on('close', () => upstream.destroy())
+    upstream.on('close', () => client.destroy())
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  const { port } = proxy.address() as { port: number }
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    cuts: () => cuts,
+    close: () => {
+      for (const socket of sockets) socket.destroy()
+      proxy.close()
+    },
+  }
+}
+
+const rowsOf = async (store: Store, sessionId: string) =>
+  (await store.getStoredMessages(sessionId)).map((m) => [m.id, m.content])
+
+describe('a write whose reply is lost', () => {
+  for (const when of ['before', 'after'] as const) {
+    it(`is stored exactly once when the connection drops ${when} the server gets its COMMIT`, async () => {
+      const schema = `lost_commit_${when}`
+      const direct = await openStore({ url: server.url, schema })
+      const proxy = await cuttingProxy('; COMMIT', when)
+      const store = await openStore({ url: proxy.url, schema })
+      try {
+        const s = await direct.createSession({ source: 'test' })
+        // continueSession is a batch: BEGIN, its statements, then the token with the COMMIT.
+        const { session, messages } = await store.continueSession(s.id, {
+          endReason: 'compression',
+          messages: [{ role: 'user', content: 'carried over' }],
+        })
+        expect(proxy.cuts()).toBe(1)
+        expect(await rowsOf(direct, session.id)).toEqual([[messages[0]?.id, 'carried over']])
+        expect((await direct.getSession(session.id))?.messageCount).toBe(1)
+        expect((await direct.listSessions()).length).toBe(2)
+      } finally {
+        await store.close()
+        await direct.close()
+        proxy.close()
+      }
+    })
+
+    it(`appends exactly once when the connection drops ${when} the server gets the append`, async () => {
+      const schema = `lost_append_${when}`
+      const direct = await openStore({ url: server.url, schema })
+      const proxy = await cuttingProxy('ON CONFLICT DO NOTHING RETURNING id', when)
+      const store = await openStore({ url: proxy.url, schema })
+      try {
+        const s = await direct.createSession({ source: 'test' })
+        const [first, second] = await store.appendMessages(s.id, [
+          { role: 'user', content: 'one' },
+          { role: 'assistant', content: 'two' },
+        ])
+        expect(proxy.cuts()).toBe(1)
+        expect(await rowsOf(direct, s.id)).toEqual([
+          [first?.id, 'one'],
+          [second?.id, 'two'],
+        ])
+        expect((await direct.getSession(s.id))?.messageCount).toBe(2)
+      } finally {
+        await store.close()
+        await direct.close()
+        proxy.close()
+      }
+    })
+  }
+})
+
+describe('write tokens', () => {
+  it("make the one-statement append idempotent (in its rows' refs), also when the same statement runs twice at once", async () => {
+    const store = await openStore({ url: server.url, schema: 'tokens_twice' })
+    const driver = pgDriver({ url: server.url, schema: 'tokens_twice', poolSize: 4 })
+    try {
+      const s = await store.createSession({ source: 'test' })
+      const columns = MESSAGE_COLUMNS.split(',').map((c) => c.trim())
+      const rows = ['a', 'b', 'c'].map((content) => encodeMessage({ role: 'user', content }, 1).values)
+      const { write, lookup } = pgAppend(s.id, columns, rows)
+      const results = await Promise.all([driver.execute(write), driver.execute(write)])
+      // One of the two wrote the rows; the other waited for it on the token and wrote nothing.
+      const ids = results.flatMap((r) => r.rows.map((row) => row.id))
+      expect(ids).toHaveLength(3)
+      expect((await driver.execute(write)).rows).toEqual([])
+      expect((await driver.execute(lookup)).rows.map((row) => row.id)).toEqual(ids)
+      expect((await store.getStoredMessages(s.id)).map((m) => [m.id, m.content])).toEqual([
+        [ids[0], 'a'],
+        [ids[1], 'b'],
+        [ids[2], 'c'],
+      ])
+      expect((await store.getSession(s.id))?.messageCount).toBe(3)
+      // An unknown session fails the foreign key (the store reports SESSION_NOT_FOUND); nothing written.
+      const unknown = pgAppend('no-such-session', columns, rows)
+      await expect(driver.execute(unknown.write)).rejects.toMatchObject({ code: '23503' })
+      expect((await driver.execute(unknown.lookup)).rows).toEqual([])
+    } finally {
+      await driver.close()
+      await store.close()
+    }
+  })
+
+  it('answer a lost-COMMIT check once: a claimed token cannot be stored by its transaction later', async () => {
+    const store = await openStore({ url: server.url, schema: 'tokens_claim' })
+    const driver = pgDriver({ url: server.url, schema: 'tokens_claim' })
+    try {
+      const token = newWriteToken()
+      const claim = { sql: CLAIM_TOKEN, params: [token] }
+      expect((await driver.execute(claim)).rows).toEqual([{ token }])
+      expect((await driver.execute(claim)).rows).toEqual([])
+      await expect(
+        driver.execute({ sql: 'INSERT INTO write_tokens (token) VALUES (?)', params: [token] }),
+      ).rejects.toMatchObject({ code: '23505' })
+    } finally {
+      await driver.close()
+      await store.close()
+    }
+  })
+
+  it('sort by time and are pruned after an hour, now and then, in the write itself', async () => {
+    const store = await openStore({ url: server.url, schema: 'tokens_prune' })
+    const driver = pgDriver({ url: server.url, schema: 'tokens_prune' })
+    try {
+      const now = Date.now()
+      const old = newWriteToken(now - 3_600_001)
+      const fresh = newWriteToken(now - 3_599_000)
+      expect(old < fresh).toBe(true)
+      for (const token of [old, fresh])
+        await driver.execute({ sql: 'INSERT INTO write_tokens (token) VALUES (?)', params: [token] })
+      expect(pruneTokensIfDue(now, () => 0.5)).toBe('')
+      await driver.execute({ sql: pruneTokensIfDue(now, () => 0) })
+      const { rows } = await driver.execute({
+        sql: 'SELECT token FROM write_tokens WHERE token IN (?, ?)',
+        params: [old, fresh],
+      })
+      expect(rows).toEqual([{ token: fresh }])
+    } finally {
+      await driver.close()
+      await store.close()
+    }
+  })
+})
