@@ -65,7 +65,7 @@ describe('relevance search over many matches (recency tiers)', () => {
   }
 
   /** The rows the recorded tier statements scored: the matches in their rowid ranges that pass the filter. */
-  const rowsScored = (userId?: string) =>
+  const rowsScored = (userId?: string, word = 'common') =>
     scored.reduce((sum, { sql, params = [] }) => {
       const [, from, to] = params as number[]
       const bounded = sql.includes('rowid < ?')
@@ -73,10 +73,12 @@ describe('relevance search over many matches (recency tiers)', () => {
         .prepare(
           `SELECT count(*) AS n FROM messages_fts JOIN messages t ON t.id = messages_fts.rowid
              JOIN sessions s ON s.id = t.session_id
-           WHERE messages_fts MATCH '"common"' AND messages_fts.rowid >= ? ${bounded ? 'AND messages_fts.rowid < ?' : ''}
+           WHERE messages_fts MATCH ? AND messages_fts.rowid >= ? ${bounded ? 'AND messages_fts.rowid < ?' : ''}
              ${userId === undefined ? '' : 'AND s.user_id = ?'}`,
         )
-        .get(...[from, ...(bounded ? [to] : []), ...(userId === undefined ? [] : [userId])]) as { n: number }
+        .get(...[`"${word}"`, from, ...(bounded ? [to] : []), ...(userId === undefined ? [] : [userId])]) as {
+        n: number
+      }
       return sum + row.n
     }, 0)
 
@@ -97,7 +99,7 @@ describe('relevance search over many matches (recency tiers)', () => {
         return { ...row, score: row.score * TIER_DECAY ** tier }
       })
       .filter((row) => userId === undefined || row.user_id === userId)
-      .sort((a, b) => b.score - a.score || b.id - a.id)
+      .sort((a, b) => b.score - a.score || a.id - b.id)
       .slice(0, 20)
   }
 
@@ -158,14 +160,23 @@ describe('relevance search over many matches (recency tiers)', () => {
     }
   })
 
-  it('ranks a word with fewer matches than a tier exactly as before, scoring nothing by tiers', async () => {
-    await store.appendMessage((await store.createSession({ source: 'test' })).id, {
-      role: 'user',
-      content: 'a rare zebra',
-    })
+  it('ranks a word with fewer matches than a tier in one tier: its matches scored once', async () => {
+    const session = await store.createSession({ source: 'test' })
+    await store.appendMessages(
+      session.id,
+      ['a rare zebra', 'zebra zebra', 'no match here', 'the zebra of the plains'].map((content) => ({
+        role: 'user' as const,
+        content,
+      })),
+    )
     scored.length = 0
-    const [hit] = await store.search('zebra', { includeEpisodes: false })
-    expect(hit?.snippet).toBe('a rare «zebra»')
-    expect(scored).toEqual([])
+    const hits = await store.search('zebra', { includeEpisodes: false })
+    expect(hits.map((hit) => hit.snippet)).toEqual([
+      '«zebra» «zebra»',
+      'a rare «zebra»',
+      'the «zebra» of the plains',
+    ])
+    expect(scored).toHaveLength(1)
+    expect(rowsScored(undefined, 'zebra')).toBe(3)
   })
 })

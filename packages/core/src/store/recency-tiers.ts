@@ -22,10 +22,9 @@
  */
 import type { SqlValue } from '../driver.ts'
 import type { SearchTerm } from '../search/query.ts'
-import { EXCERPT_CHARS } from '../search/snippet.ts'
 import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
-import { type HitRow, hitQuery, messageFilters } from './search-sql.ts'
+import { type HitRow, hitQuery, messageFilters, sliceColumn } from './search-sql.ts'
 
 /** Matches in the newest tier: below this a MATCH is ranked whole (scoring a few thousand rows is quick). */
 export const TIER_MATCHES = 4096
@@ -96,12 +95,12 @@ async function tierRows(
             ${joins ? `JOIN messages t ON t.id = ${SOURCE}.rowid JOIN sessions s ON s.id = t.session_id` : ''}
           WHERE ${SOURCE} MATCH ? AND ${SOURCE}.rowid >= ?${tier.to === null ? '' : ` AND ${SOURCE}.rowid < ?`}
             ${filters.where.map((w) => `AND ${w}`).join(' ')}
-          ORDER BY score DESC, id DESC LIMIT ?)
+          ORDER BY score DESC, id LIMIT ?)
         SELECT t.session_id, t.id AS item_id, t.role, t.timestamp AS timestamp, s.source,
           h.score * ? AS score, NULL AS snippet,
-          substr(coalesce(t.search_text, t.content, ''), 1, ${EXCERPT_CHARS}) AS excerpt
+          ${sliceColumn('message')} AS excerpt
         FROM h JOIN messages t ON t.id = h.id JOIN sessions s ON s.id = t.session_id
-        ORDER BY h.score DESC, h.id DESC`,
+        ORDER BY h.score DESC, h.id`,
       params: [match, ...range, ...filters.params, take, tier.weight],
     },
     'Searching messages',
@@ -122,6 +121,11 @@ export async function recencyRanked(
 ): Promise<HitRow[]> {
   let from = await boundary(ctx, match, null, TIER_MATCHES)
   if (from === null) {
+    // one tier: unfiltered, the tier query (its bounded sorter is ~25% faster than FTS5's rank order, with
+    // the same order: ties by rowid); filtered, FTS5's rank order, so that only the rows returned are joined
+    if (messageFilters(options).where.length === 0) {
+      return tierRows(ctx, match, options, take, { from: 0, to: null, weight: 1 })
+    }
     const { sql, params } = hitQuery('message', match, options, take)
     return ctx.read<HitRow>({ sql, params }, 'Searching messages')
   }
@@ -130,7 +134,7 @@ export async function recencyRanked(
   let tier: Tier = { from, to: null, weight: 1 }
   for (let size = TIER_MATCHES * TIER_GROWTH; ; size *= TIER_GROWTH) {
     rows.push(...(await tierRows(ctx, match, options, take, tier)))
-    rows.sort((a, b) => b.score - a.score || b.item_id - a.item_id)
+    rows.sort((a, b) => b.score - a.score || a.item_id - b.item_id)
     rows.length = Math.min(rows.length, take)
     const next = tier.weight * TIER_DECAY
     const worst = rows.length >= take ? (rows[take - 1] as HitRow).score : Number.NEGATIVE_INFINITY
