@@ -65,9 +65,23 @@ describe('relevance search over many matches (recency tiers)', () => {
   }
 
   /** The rows the recorded tier statements scored: the matches in their rowid ranges that pass the filter. */
+  /** The lowest rowid of the newest TIER_MATCHES matches (0 when fewer), as the newest tier finds it. */
+  const newestFrom = (match: string) =>
+    (
+      raw
+        .prepare(
+          'SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?',
+        )
+        .get(match, TIER_MATCHES - 1) as { id: number } | undefined
+    )?.id ?? 0
+
   const rowsScored = (userId?: string, word = 'common') =>
     scored.reduce((sum, { sql, params = [] }) => {
-      const [, from, to] = params as number[]
+      // the newest tier's parameters start with the MATCH (it finds its own bound); an older tier's with
+      // its bounds: from, the MATCH, to
+      const newest = typeof params[0] === 'string'
+      const from = newest ? newestFrom(params[0] as string) : (params[0] as number)
+      const to = params[2] as number
       const bounded = sql.includes('rowid < ?')
       const row = raw
         .prepare(

@@ -35,9 +35,12 @@ export const TIER_DECAY = 0.5
 /** FTS5's bm25 constants (fts5_aux.c). */
 const K1 = 1.2
 
-/** One tier: the rowids [from, to) of the matches it holds (to null: up to the newest). */
+/**
+ * One tier: the rowids [from, to) of the matches it holds (to null: up to the newest; from null: the
+ * newest TIER_MATCHES matches, their lowest rowid found by the tier's own statement, 0 when fewer).
+ */
 interface Tier {
-  from: number
+  from: number | null
   to: number | null
   weight: number
 }
@@ -75,36 +78,46 @@ async function ceiling(ctx: StoreContext, terms: readonly SearchTerm[]): Promise
   return (K1 + 1) * sum
 }
 
-/** The best `take` matches of one tier, scored bm25 × its weight, only rows passing the filters scored. */
+/** The rowid of the `TIER_MATCHES`-th newest match, or 0: SQL over the MATCH and the offset. */
+const NEWEST_TIER_FROM = `coalesce((SELECT rowid FROM ${SOURCE} WHERE ${SOURCE} MATCH ? ORDER BY rowid DESC
+  LIMIT 1 OFFSET ?), 0)`
+
+/**
+ * The best `take` matches of one tier, scored bm25 × its weight, only rows passing the filters scored;
+ * with the lowest rowid of the tier (its `from`, found here when the tier's is null).
+ */
 async function tierRows(
   ctx: StoreContext,
   match: string,
   options: SearchOptions,
   take: number,
   tier: Tier,
-): Promise<HitRow[]> {
+): Promise<{ rows: HitRow[]; from: number | null }> {
   const filters = messageFilters(options)
   const joins = filters.where.length > 0
-  const range: SqlValue[] = tier.to === null ? [tier.from] : [tier.from, tier.to]
+  const from: SqlValue[] = tier.from === null ? [match, TIER_MATCHES - 1] : [tier.from]
   // The tier's best rows first (a sorter keeping `take` rows), then their columns and excerpts: the
   // MATERIALIZED CTE keeps SQLite from reading the excerpt of every scored row.
-  return ctx.read<HitRow>(
+  const found = await ctx.read<HitRow & { tier_from: number }>(
     {
-      sql: `WITH h AS MATERIALIZED (
+      sql: `WITH b AS MATERIALIZED (SELECT ${tier.from === null ? NEWEST_TIER_FROM : '?'} AS id),
+        h AS MATERIALIZED (
           SELECT ${SOURCE}.rowid AS id, -bm25(${SOURCE}) AS score FROM ${SOURCE}
             ${joins ? `JOIN messages t ON t.id = ${SOURCE}.rowid JOIN sessions s ON s.id = t.session_id` : ''}
-          WHERE ${SOURCE} MATCH ? AND ${SOURCE}.rowid >= ?${tier.to === null ? '' : ` AND ${SOURCE}.rowid < ?`}
+          WHERE ${SOURCE} MATCH ? AND ${SOURCE}.rowid >= (SELECT id FROM b)${tier.to === null ? '' : ` AND ${SOURCE}.rowid < ?`}
             ${filters.where.map((w) => `AND ${w}`).join(' ')}
           ORDER BY score DESC, id LIMIT ?)
         SELECT t.session_id, t.id AS item_id, t.role, t.timestamp AS timestamp, s.source,
           h.score * ? AS score, NULL AS snippet,
-          ${sliceColumn('message')} AS excerpt
+          ${sliceColumn('message')} AS excerpt, (SELECT id FROM b) AS tier_from
         FROM h JOIN messages t ON t.id = h.id JOIN sessions s ON s.id = t.session_id
         ORDER BY h.score DESC, h.id`,
-      params: [match, ...range, ...filters.params, take, tier.weight],
+      params: [...from, match, ...(tier.to === null ? [] : [tier.to]), ...filters.params, take, tier.weight],
     },
     'Searching messages',
   )
+  const rows = found.map(({ tier_from, ...row }) => row)
+  return { rows, from: tier.from ?? found[0]?.tier_from ?? null }
 }
 
 /**
@@ -119,27 +132,34 @@ export async function recencyRanked(
   options: SearchOptions,
   take: number,
 ): Promise<HitRow[]> {
-  let from = await boundary(ctx, match, null, TIER_MATCHES)
-  if (from === null) {
-    // one tier: unfiltered, the tier query (its bounded sorter is ~25% faster than FTS5's rank order, with
-    // the same order: ties by rowid); filtered, FTS5's rank order, so that only the rows returned are joined
-    if (messageFilters(options).where.length === 0) {
-      return tierRows(ctx, match, options, take, { from: 0, to: null, weight: 1 })
+  let tier: Tier = { from: null, to: null, weight: 1 }
+  if (messageFilters(options).where.length > 0) {
+    // filtered: the newest tier's bound first, so that a MATCH of few matches is ranked in FTS5's rank
+    // order, which joins only the rows returned (the tier query joins every match to filter it)
+    const from = await boundary(ctx, match, null, TIER_MATCHES)
+    if (from === null) {
+      const { sql, params } = hitQuery('message', match, options, take)
+      return ctx.read<HitRow>({ sql, params }, 'Searching messages')
     }
-    const { sql, params } = hitQuery('message', match, options, take)
-    return ctx.read<HitRow>({ sql, params }, 'Searching messages')
+    tier = { from, to: null, weight: 1 }
   }
-  const top = await ceiling(ctx, terms)
+  // Unfiltered, the newest tier's statement finds its bound itself: with fewer than TIER_MATCHES matches
+  // it is the whole ranking (its bounded sorter is ~25% faster than FTS5's rank order, in the same order:
+  // ties by rowid), and an empty answer means no match at all.
+  let top: number | undefined
   const rows: HitRow[] = []
-  let tier: Tier = { from, to: null, weight: 1 }
   for (let size = TIER_MATCHES * TIER_GROWTH; ; size *= TIER_GROWTH) {
-    rows.push(...(await tierRows(ctx, match, options, take, tier)))
+    const found = await tierRows(ctx, match, options, take, tier)
+    const from = found.from ?? 0
+    rows.push(...found.rows)
     rows.sort((a, b) => b.score - a.score || a.item_id - b.item_id)
     rows.length = Math.min(rows.length, take)
+    if (from <= 0) return rows
     const next = tier.weight * TIER_DECAY
-    const worst = rows.length >= take ? (rows[take - 1] as HitRow).score : Number.NEGATIVE_INFINITY
-    if (tier.from <= 0 || worst >= next * top) return rows
-    from = await boundary(ctx, match, tier.from, size)
-    tier = { from: from ?? 0, to: tier.from, weight: next }
+    if (rows.length >= take) {
+      top ??= await ceiling(ctx, terms)
+      if ((rows[take - 1] as HitRow).score >= next * top) return rows
+    }
+    tier = { from: (await boundary(ctx, match, from, size)) ?? 0, to: from, weight: next }
   }
 }
