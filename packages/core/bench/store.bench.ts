@@ -429,6 +429,15 @@ const hermesFts = w3Hermes.raw.db.prepare(
 const hermesTri = w3Hermes.raw.db.prepare(
   'SELECT rowid FROM messages_fts_trigram WHERE messages_fts_trigram MATCH ? ORDER BY rank LIMIT 20',
 )
+// Hermes's own search query (hermes_state.py search_messages) on its schema: the hits with their rows,
+// sessions and FTS5 snippets, trigram for Chinese (a 2-character word finds nothing there without its
+// LIKE scan, so it costs nothing). The floor the ratio of plain keyword search is taken against.
+const hermesQuery = (fts: string) =>
+  w3Hermes.raw.db.prepare(`SELECT m.id, m.session_id, m.role, snippet(${fts}, 0, '>>>', '<<<', '...', 40) AS snippet,
+    m.content, m.timestamp, m.tool_name, s.source, s.started_at FROM ${fts} JOIN messages m ON m.id = ${fts}.rowid
+    JOIN sessions s ON s.id = m.session_id WHERE ${fts} MATCH ? ORDER BY rank LIMIT 20`)
+const hermesQueryFts = hermesQuery('messages_fts')
+const hermesQueryTri = hermesQuery('messages_fts_trigram')
 const plainTerm = (q: string, zh: boolean) => (zh ? `"${[...q].join(' ')}"` : `"${q}"`)
 
 type W3Variant = { key: string; label: string; run: (q: string, zh: boolean) => Promise<number> | number }
@@ -457,6 +466,12 @@ const W3_VARIANTS: W3Variant[] = [
     key: 'floor-plain',
     label: 'floor: raw FTS5 MATCH plain term on our index, ORDER BY rank LIMIT 20',
     run: (q, zh) => ftsRankPlain.all(plainTerm(q, zh)).length,
+  },
+  {
+    key: 'hermes-query',
+    label: 'floor: raw better-sqlite3, Hermes schema, Hermes query (joins, snippet(), content)',
+    run: (q, zh) =>
+      zh ? (q.length >= 3 ? hermesQueryTri.all(`"${q}"`).length : 0) : hermesQueryFts.all(`"${q}"`).length,
   },
   {
     key: 'hermes',
@@ -633,6 +648,15 @@ for (const v of W3_VARIANTS) {
   row('ours (no episodes), English only', `${fmt(en.median, 2)} / ${fmt(en.p95, 2)} (max ${fmt(en.max, 1)})`)
   row('ours (no episodes), Chinese only', `${fmt(zh.median, 2)} / ${fmt(zh.p95, 2)} (max ${fmt(zh.max, 1)})`)
   row('Chinese queries whose top hit contains the word', `${zhVerified}/${queries.chinese.length}`)
+  const floor = w3Stat('hermes-query')
+  for (const key of ['ours-default', 'ours-noep'] as const) {
+    const ours = w3Stat(key)
+    row(
+      `ratio ${key === 'ours-default' ? 'ours (default)' : 'ours (no episodes)'} / Hermes-query floor, median (p95)`,
+      `${fmt(ours.median / floor.median, 2)} (${fmt(ours.p95 / floor.p95, 2)})`,
+      key === 'ours-default' ? '≤ 1.3' : '',
+    )
+  }
   row('toMatchQuery per query (JS)', `${fmt(toMatchUs, 1)} µs`)
   row(
     'setup: 100 × appendMessages(1,000) (info)',
@@ -722,6 +746,10 @@ if (JSON_OUT) {
       ),
       oursEnglish: w3Stat('ours-noep', false),
       oursChinese: w3Stat('ours-noep', true),
+      vsHermesQueryFloor: {
+        median: w3Stat('ours-default').median / w3Stat('hermes-query').median,
+        p95: w3Stat('ours-default').p95 / w3Stat('hermes-query').p95,
+      },
       chineseTopHitVerified: zhVerified,
       toMatchQueryUs: toMatchUs,
       setupMs: { ours: buildOursMs, hermes: w3Hermes.ms },

@@ -7,6 +7,12 @@ const SNIPPET_MARKS = { open: '«', close: '»', ellipsis: '…' } as const
 /** How much of a long row an excerpt snippet looks at (characters): the cost per hit stays bounded. */
 export const EXCERPT_CHARS = 16_384
 
+/**
+ * The characters of a row a search reads first (on SQLite): the snippet of nearly every hit lies in them, so
+ * the rows of long tool results are not read, decoded and scanned up to EXCERPT_CHARS (see sliceSnippet).
+ */
+export const SLICE_CHARS = 2048
+
 // A query word highlights longer words it begins (deploy → deployed), a rough stand-in for porter stemming.
 const MIN_STEM_CHARS = 3
 const MAX_STEMS = 64
@@ -109,6 +115,8 @@ function firstMatch(text: string, { words, stems }: Matcher): number | undefined
 }
 
 interface Window {
+  /** A token of the text matched a query word. */
+  found: boolean
   starts: number[]
   ends: number[]
   matches: boolean[]
@@ -168,7 +176,7 @@ function scanWindow(
   )
   const from = first < 0 ? 0 : Math.max(0, first - lead)
   const to = Math.min(starts.length, from + size)
-  return { starts, ends, matches, from, to, more: starts.length > to }
+  return { found: first >= 0, starts, ends, matches, from, to, more: starts.length > to }
 }
 
 /**
@@ -179,8 +187,25 @@ function scanWindow(
  * number of matches.
  */
 export function excerptSnippet(excerpt: string, terms: readonly SearchTerm[], size: number): string {
+  return render(excerpt, chooseWindow(excerpt, terms, size))
+}
+
+/**
+ * The snippet excerptSnippet makes of a row's excerpt, made from `slice`, the row's first SLICE_CHARS + 1
+ * characters (all of them when it is shorter); null when the slice cannot tell, and the caller snippets
+ * the excerpt. The slice tells when it is the whole row, or when it holds a match and a token after the
+ * snippet's last: then every token up to the snippet's end is whole (only the slice's last token can be
+ * cut, and a cut token is never inside the snippet), so it is the excerpt's snippet.
+ */
+export function sliceSnippet(slice: string, terms: readonly SearchTerm[], size: number): string | null {
+  if (slice.length <= SLICE_CHARS) return excerptSnippet(slice, terms, size)
+  const part = slice.slice(0, SLICE_CHARS)
+  const window = chooseWindow(part, terms, size)
+  return window.found && window.more ? render(part, window) : null
+}
+
+function render(excerpt: string, { starts, ends, matches, from, to, more }: Window): string {
   const { open, close, ellipsis } = SNIPPET_MARKS
-  const { starts, ends, matches, from, to, more } = chooseWindow(excerpt, terms, size)
   let out = from > 0 ? ellipsis : ''
   let pos = from > 0 ? (starts[from] as number) : 0
   let highlighting = false

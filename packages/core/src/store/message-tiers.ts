@@ -5,6 +5,17 @@ import type { StoreContext } from './context.ts'
 /** A term found in at least this many messages is common: ranking every message it is in would be slow. */
 export const COMMON_TERM_MESSAGES = 2000
 
+/** One MATCH expression of a search: its terms and the expression they make. */
+export interface TermTier {
+  terms: readonly SearchTerm[]
+  match: string
+}
+
+const tierOf = (terms: readonly SearchTerm[], operator: 'AND' | 'OR'): TermTier => ({
+  terms,
+  match: joinTerms(terms, operator),
+})
+
 /**
  * The MATCH expressions a multi-term relevance search runs, in order, until it has enough hits.
  *
@@ -14,8 +25,8 @@ export const COMMON_TERM_MESSAGES = 2000
  * first the messages with any rare term, then those with all the common terms, and only if both
  * together fall short the OR of the common terms. With no common term this is the plain OR.
  */
-export async function messageTiers(ctx: StoreContext, terms: readonly SearchTerm[]): Promise<string[]> {
-  if (terms.length < 2) return [joinTerms(terms, 'OR')]
+export async function messageTiers(ctx: StoreContext, terms: readonly SearchTerm[]): Promise<TermTier[]> {
+  if (terms.length < 2) return [tierOf(terms, 'OR')]
   const rare: SearchTerm[] = []
   const common: SearchTerm[] = []
   for (const term of terms) {
@@ -30,9 +41,9 @@ export async function messageTiers(ctx: StoreContext, terms: readonly SearchTerm
     )
     ;((row?.n ?? 0) < COMMON_TERM_MESSAGES ? rare : common).push(term)
   }
-  const tiers: string[] = []
-  if (rare.length > 0) tiers.push(joinTerms(rare, 'OR'))
-  if (common.length > 1) tiers.push(joinTerms(common, 'AND'))
-  if (common.length > 0) tiers.push(joinTerms(common, 'OR'))
+  const tiers: TermTier[] = []
+  if (rare.length > 0) tiers.push(tierOf(rare, 'OR'))
+  if (common.length > 1) tiers.push(tierOf(common, 'AND'))
+  if (common.length > 0) tiers.push(tierOf(common, 'OR'))
   return tiers
 }

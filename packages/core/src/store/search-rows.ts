@@ -8,6 +8,7 @@ import { joinTerms, type SearchTerm } from '../search/query.ts'
 import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { messageTiers } from './message-tiers.ts'
+import { recencyRanked } from './recency-tiers.ts'
 import { type After, type HitRow, hitQuery } from './search-sql.ts'
 
 /** One half of a search in the store's dialect: FTS5 on SQLite, tsvector on PostgreSQL. */
@@ -15,8 +16,9 @@ export const hitStatement = (ctx: StoreContext, ...query: Parameters<typeof hitQ
   ctx.dialect === 'postgres' ? pgHitQuery(...query) : hitQuery(...query)
 
 /**
- * Matching message rows for a search: by tiers for relevance (see message-tiers.ts), the plain OR
- * otherwise; `take` rows per tier until `take` are found.
+ * Matching message rows for a search: by term tiers for relevance (see message-tiers.ts), each ranked by
+ * recency tiers on SQLite (recency-tiers.ts), the plain OR otherwise; `take` rows per tier until `take`
+ * are found.
  */
 export async function tieredRows(
   ctx: StoreContext,
@@ -25,15 +27,23 @@ export async function tieredRows(
   take: number,
   after?: After,
 ): Promise<HitRow[]> {
-  const match = joinTerms(terms, 'OR')
-  const tiers = (options.sort ?? 'relevance') === 'relevance' ? await messageTiers(ctx, terms) : [match]
+  if ((options.sort ?? 'relevance') !== 'relevance') {
+    return ctx.read<HitRow>(
+      hitStatement(ctx, 'message', joinTerms(terms, 'OR'), options, take, after),
+      'Searching messages',
+    )
+  }
   const rows: HitRow[] = []
   const seen = new Set<number>()
-  for (const tier of tiers) {
-    for (const row of await ctx.read<HitRow>(
-      hitStatement(ctx, 'message', tier, options, take, after),
-      'Searching messages',
-    )) {
+  for (const tier of await messageTiers(ctx, terms)) {
+    const found =
+      ctx.dialect === 'postgres'
+        ? await ctx.read<HitRow>(
+            hitStatement(ctx, 'message', tier.match, options, take),
+            'Searching messages',
+          )
+        : await recencyRanked(ctx, tier.terms, tier.match, options, take)
+    for (const row of found) {
       if (!seen.has(row.item_id)) {
         seen.add(row.item_id)
         rows.push(row)

@@ -5,7 +5,7 @@
  */
 import type { SqlValue, Statement } from '../driver.ts'
 
-import { EXCERPT_CHARS } from '../search/snippet.ts'
+import { EXCERPT_CHARS, SLICE_CHARS } from '../search/snippet.ts'
 import type { Role, SearchOptions } from '../types.ts'
 
 export interface HitRow {
@@ -16,7 +16,7 @@ export interface HitRow {
   source: string
   /** A snippet made already (a neighbour's start of text), or null when `excerpt` is to be snippeted. */
   snippet: string | null
-  /** The start of the row's indexed text, for an excerpt snippet. */
+  /** The start of the row's indexed text, for an excerpt snippet (on SQLite its first SLICE_CHARS + 1 characters). */
   excerpt: string | null
   score: number
 }
@@ -117,18 +117,33 @@ export function hitQuery(
   const fts = kind === 'message' ? 'messages_fts' : 'episodes_fts'
   const { table, time, filters, sort } = hitParts(kind, options, after)
   const order = ORDER[sort]
-  // The indexed text, as the FTS table's content view defines it. Snippets are made in JS from its start
-  // (snippet.ts): FTS5's snippet() re-tokenises the row and scores every match against every other
-  // (quadratic in the matches; 13% of the bare ranked MATCH in instructions on the bench corpus).
-  const text = kind === 'message' ? 't.content' : 't.summary'
   return {
     sql: `SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role, ${time} AS timestamp,
         s.source, -rank AS score, NULL AS snippet,
-        substr(coalesce(t.search_text, ${text}, ''), 1, ${EXCERPT_CHARS}) AS excerpt
+        ${sliceColumn(kind)} AS excerpt
       FROM ${fts} JOIN ${table} t ON t.id = ${fts}.rowid JOIN sessions s ON s.id = t.session_id
       WHERE ${fts} MATCH ? ${filters.where.map((w) => `AND ${w}`).join(' ')}
       ORDER BY ${order} LIMIT ?`,
     params: [match, ...filters.params, take],
+  }
+}
+
+// The indexed text, as the FTS table's content view defines it. Snippets are made in JS from its start
+// (snippet.ts): FTS5's snippet() re-tokenises the row and scores every match against every other
+// (quadratic in the matches; 13% of the bare ranked MATCH in instructions on the bench corpus).
+const indexedText = (kind: 'message' | 'episode') =>
+  `coalesce(t.search_text, ${kind === 'message' ? 't.content' : 't.summary'}, '')`
+
+/** The excerpt column of a SQLite hit (`t` the message or episode): the slice a snippet is made from first. */
+export const sliceColumn = (kind: 'message' | 'episode') =>
+  `substr(${indexedText(kind)}, 1, ${SLICE_CHARS + 1})`
+
+/** The EXCERPT_CHARS excerpts of rows whose slice could not tell their snippet (SQLite). */
+export function excerptQuery(kind: 'message' | 'episode', ids: readonly number[]): Statement {
+  return {
+    sql: `SELECT t.id, substr(${indexedText(kind)}, 1, ${EXCERPT_CHARS}) AS excerpt
+      FROM ${kind === 'message' ? 'messages' : 'episodes'} t WHERE t.id IN (${ids.map(() => '?').join(', ')})`,
+    params: ids,
   }
 }
 

@@ -4,7 +4,7 @@ import { stripIndexMarks } from '../search/cjk.ts'
 import { joinTerms, parseSearchQuery, type SearchTerm } from '../search/query.ts'
 import { isQuestion } from '../search/question-words.ts'
 import { ALL_RANK_FEATURES, type RankFeatures } from '../search/rank.ts'
-import { excerptSnippet } from '../search/snippet.ts'
+import { excerptSnippet, sliceSnippet } from '../search/snippet.ts'
 import type { Page, SearchHit, SearchOptions } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
@@ -13,7 +13,7 @@ import { conversationSearch } from './conversation-search.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { countEpisodeHits } from './episodes.ts'
 import { hitStatement, tieredRows } from './search-rows.ts'
-import type { After, HitRow } from './search-sql.ts'
+import { type After, excerptQuery, type HitRow } from './search-sql.ts'
 
 /**
  * Search options with what only the evaluation harness sets: `ranking` turns single ranking techniques
@@ -26,11 +26,44 @@ export interface EvaluationSearchOptions extends SearchOptions {
 
 const SNIPPET_TOKENS = 32
 
-function toHit(kind: 'message' | 'episode', row: HitRow, terms: readonly SearchTerm[]): SearchHit {
-  const snippet = row.excerpt === null ? row.snippet : excerptSnippet(row.excerpt, terms, SNIPPET_TOKENS)
+/**
+ * The rows' snippets: made already, or from their excerpts. On SQLite an excerpt is the row's first
+ * SLICE_CHARS + 1 characters (search-sql.ts); the few rows whose snippet that slice cannot tell have
+ * their EXCERPT_CHARS excerpt read in one more query.
+ */
+async function snippets(
+  ctx: StoreContext,
+  kind: 'message' | 'episode',
+  rows: readonly HitRow[],
+  terms: readonly SearchTerm[],
+): Promise<string[]> {
+  const sliced = ctx.dialect === 'sqlite'
+  const out = rows.map((row) => {
+    if (row.excerpt === null) return row.snippet ?? ''
+    return sliced
+      ? sliceSnippet(row.excerpt, terms, SNIPPET_TOKENS)
+      : excerptSnippet(row.excerpt, terms, SNIPPET_TOKENS)
+  })
+  const missing = rows.flatMap((row, i) => (out[i] === null ? [row.item_id] : []))
+  if (missing.length > 0) {
+    const excerpts = new Map<number, string>()
+    for (const { id, excerpt } of await ctx.read<{ id: number; excerpt: string }>(
+      excerptQuery(kind, missing),
+      'Searching',
+    )) {
+      excerpts.set(id, excerpt)
+    }
+    rows.forEach((row, i) => {
+      if (out[i] === null) out[i] = excerptSnippet(excerpts.get(row.item_id) ?? '', terms, SNIPPET_TOKENS)
+    })
+  }
+  return out as string[]
+}
+
+function toHit(kind: 'message' | 'episode', row: HitRow, snippet: string): SearchHit {
   const base = {
     sessionId: row.session_id,
-    snippet: stripIndexMarks(snippet ?? ''),
+    snippet: stripIndexMarks(snippet),
     score: row.score,
     timestamp: row.timestamp,
     source: row.source,
@@ -63,10 +96,18 @@ async function findHits(
   const messageRows = question
     ? await conversationSearch(ctx, text, options, take, { ...ALL_RANK_FEATURES, ...options.ranking })
     : await tieredRows(ctx, terms, options, take, after)
+  // only the rows returned are snippeted
+  const shownEpisodes = episodeRows.slice(offset, take)
+  const shownMessages = messageRows.slice(
+    Math.max(0, offset - episodeRows.length),
+    Math.max(0, take - episodeRows.length),
+  )
+  const episodeSnippets = await snippets(ctx, 'episode', shownEpisodes, terms)
+  const messageSnippets = await snippets(ctx, 'message', shownMessages, terms)
   const hits = [
-    ...episodeRows.map((row) => toHit('episode', row, terms)),
-    ...messageRows.map((row) => toHit('message', row, terms)),
-  ].slice(offset, take)
+    ...shownEpisodes.map((row, i) => toHit('episode', row, episodeSnippets[i] as string)),
+    ...shownMessages.map((row, i) => toHit('message', row, messageSnippets[i] as string)),
+  ]
   await countEpisodeHits(
     ctx,
     hits.flatMap((hit) => (hit.kind === 'episode' ? [hit.episodeId] : [])),
