@@ -3,6 +3,7 @@
  *
  *   npx tsx packages/core/eval/conversation-eval.ts [--json] [--driver=better-sqlite3|libsql] [--verbose]
  *   npx tsx packages/core/eval/conversation-eval.ts --techniques   the per-technique table (both halves)
+ *   ... --set=chats   the chat set (eval/chats/build-chats.ts) instead of the template conversations
  *
  * Builds the conversation set (eval/conversations/build-conversations.ts) and loads it into a fresh store (temp SQLite file, public API only): one
  * user per conversation, one session per conversation session, every message with its speaker in the
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url'
 import { openStore } from '../src/index.ts'
 import { RANK_FEATURES, type RankFeatures } from '../src/search/rank.ts'
 import type { EvaluationSearchOptions } from '../src/store/search.ts'
+import { buildChatDataset } from './chats/build-chats.ts'
 import { buildConversationDataset } from './conversations/build-conversations.ts'
 import type { ConversationDataset, ConversationQuestion } from './conversations/dataset.ts'
 
@@ -43,6 +45,9 @@ export interface Summary {
 
 /** The conversation set, generated in memory (deterministic; no copy is kept in the repository). */
 export const conversationData = (): ConversationDataset => buildConversationDataset()
+
+/** The evaluation sets by name (`--set=`): the template conversations and the real-chat-like chats. */
+const SETS = { conversations: conversationData, chats: buildChatDataset } as const
 
 export function summarize(group: string, rs: readonly QuestionResult[]): Summary {
   const mean = (f: (r: QuestionResult) => number) => rs.reduce((a, r) => a + f(r), 0) / (rs.length || 1)
@@ -150,7 +155,9 @@ async function main() {
   const args = process.argv.slice(2)
   const driverArg = args.find((a) => a.startsWith('--driver='))?.slice('--driver='.length)
   const driver = driverArg === 'libsql' || driverArg === 'better-sqlite3' ? driverArg : undefined
-  const data = conversationData()
+  const setArg = args.find((a) => a.startsWith('--set='))?.slice('--set='.length) ?? 'conversations'
+  if (!(setArg in SETS)) throw new Error(`--set=${setArg}: use --set=conversations or --set=chats`)
+  const data = SETS[setArg as keyof typeof SETS]()
   if (args.includes('--techniques')) return techniqueTable(data, driver)
   const { results, loadMs } = await runConversationEval(data, driver)
   const table = conversationTable(results)
