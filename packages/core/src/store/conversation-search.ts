@@ -6,6 +6,7 @@ import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { hitStatement, tieredRows } from './search-rows.ts'
 import { type HitRow, messageFilters } from './search-sql.ts'
+import { isSpeaker, windowHits, windowIndexedSql } from './window-index.ts'
 
 /** Matching messages fetched per day the query names. */
 const DATE_POOL = 20
@@ -13,6 +14,8 @@ const DATE_POOL = 20
 const NEIGHBOUR_SNIPPET_CHARS = 200
 /** Characters of a candidate's text the ranking reads (for time expressions): bounded work per hit. */
 const RANKED_TEXT_CHARS = 2000
+/** Capitalised words of a question looked up as speakers' names: bounded work per question. */
+const MAX_NAME_LOOKUPS = 4
 
 interface DetailRow {
   id: number
@@ -22,6 +25,25 @@ interface DetailRow {
   timestamp: number
   prev: number | null
   next: number | null
+  indexed: number
+}
+
+const CAPITALISED_WORD = /\p{Lu}[\p{L}\p{N}]*(?:['’]s)?/gu
+
+/**
+ * The query without the words that name a speaker of this store (capitalised words found in the window
+ * index's speaker column): "What did Caroline research?" is about Caroline's turns (rank.ts boosts them),
+ * while the word "Caroline" itself matches every greeting that names her. One capped lookup per
+ * capitalised word; the query unchanged when nothing else would remain.
+ */
+async function withoutSpeakers(ctx: StoreContext, text: string): Promise<string> {
+  const words = [...new Set(text.match(CAPITALISED_WORD) ?? [])].slice(0, MAX_NAME_LOOKUPS)
+  let out = text
+  for (const word of words) {
+    const name = word.replace(/['’]s$/u, '')
+    if (await isSpeaker(ctx, name)) out = out.replaceAll(word, ' ')
+  }
+  return parseSearchQuery(out).length > 0 ? out : text
 }
 
 async function matchingRows(
@@ -85,17 +107,54 @@ export async function conversationSearch(
 ): Promise<HitRow[]> {
   const now = options.now ?? Date.now()
   const dates = features.dates ? parseQueryDates(query, now) : { text: query, ranges: [] }
-  const text = features.questionWords ? stripQuestionWords(dates.text) : dates.text
+  const asked = features.questionWords ? stripQuestionWords(dates.text) : dates.text
+  const text = features.participants ? await withoutSpeakers(ctx, asked) : asked
   const matched = await matchingRows(ctx, text, options, take, dates, features.questionWords)
-  if (matched.length === 0) return []
+  const windows = features.windows ? await windowHits(ctx, windowMatch(text, features), options, take) : []
+  if (matched.length === 0 && windows.length === 0) return []
 
   const rows = new Map<number, HitRow>(matched.map((row) => [row.item_id, row]))
+  const windowScores = new Map(windows.map((w) => [w.id, w.score]))
+  for (const id of windowScores.keys()) if (!rows.has(id)) rows.set(id, { ...NO_HIT, item_id: id })
   const timeQuestion = isTimeQuestion(query)
   // only a when-question reads the texts (for time expressions); otherwise a neighbour's snippet is enough
   const chars = features.time && timeQuestion ? RANKED_TEXT_CHARS : NEIGHBOUR_SNIPPET_CHARS + 1
-  const candidates = await neighbourhood(ctx, options, rows, features.windows || features.follow, chars)
+  const candidates = await neighbourhood(
+    ctx,
+    options,
+    rows,
+    windowScores,
+    features.windows || features.follow,
+    chars,
+  )
   const ranked = rankCandidates(candidates, { text: query, timeQuestion, ranges: dates.ranges }, features)
   return ranked.slice(0, take).map(({ id, score }) => ({ ...(rows.get(id) as HitRow), score }))
+}
+
+/** The MATCH of a question's words for the window index: the OR of its content terms. */
+function windowMatch(text: string, features: RankFeatures): string {
+  const parsed = parseSearchQuery(text)
+  const terms = features.questionWords
+    ? parseSearchQuery(
+        withHanBigrams(
+          text,
+          parsed.map((t) => t.text),
+        ),
+      )
+    : parsed
+  return joinTerms(terms, 'OR')
+}
+
+/** A window centre that is no hit of its own until the details query fills it in. */
+const NO_HIT: HitRow = {
+  session_id: '',
+  item_id: 0,
+  role: 'user',
+  timestamp: 0,
+  source: '',
+  snippet: null,
+  excerpt: null,
+  score: 0,
 }
 
 /**
@@ -107,6 +166,7 @@ async function neighbourhood(
   ctx: StoreContext,
   options: SearchOptions,
   rows: Map<number, HitRow>,
+  windowScores: ReadonlyMap<number, number>,
   neighbours: boolean,
   chars: number,
 ): Promise<Map<number, Candidate>> {
@@ -121,7 +181,7 @@ async function neighbourhood(
           (SELECT min(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id > c.id) AS next
           FROM c JOIN messages t ON t.id = c.id)
         SELECT t.id, t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name,
-          substr(t.content, 1, ${chars}) AS content, w.prev, w.next
+          substr(t.content, 1, ${chars}) AS content, w.prev, w.next, ${windowIndexedSql(ctx)} AS indexed
         FROM messages t JOIN sessions s ON s.id = t.session_id LEFT JOIN w ON w.id = t.id
         WHERE t.id IN (${neighbours ? 'SELECT id FROM w UNION ALL SELECT prev FROM w UNION ALL SELECT next FROM w' : 'SELECT id FROM c'})
           ${filters.where.map((where) => `AND ${where}`).join(' ')}`,
@@ -131,8 +191,11 @@ async function neighbourhood(
   )
   const candidates = new Map<number, Candidate>()
   for (const row of found) {
-    const { name, content, prev, next, ...hit } = row
-    if (!rows.has(row.id)) rows.set(row.id, { ...hit, snippet: startOf(content), excerpt: null, score: 0 })
+    const { name, content, prev, next, indexed, ...hit } = row
+    const known = rows.get(row.id)
+    // a neighbour, or a window centre that matched no word of its own: the start of its text as snippet
+    if (!known || known.session_id === '')
+      rows.set(row.id, { ...hit, snippet: startOf(content), excerpt: null, score: known?.score ?? 0 })
     candidates.set(row.id, {
       id: row.id,
       sessionId: row.session_id,
@@ -142,6 +205,8 @@ async function neighbourhood(
       name,
       content,
       timestamp: row.timestamp,
+      window: windowScores.get(row.id) ?? 0,
+      windowIndexed: Number(indexed) === 1,
     })
   }
   // a neighbour's own links are those of the matches beside it

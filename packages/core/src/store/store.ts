@@ -40,6 +40,7 @@ import { importSession } from './session-import.ts'
 import { resolveSession } from './session-reference.ts'
 import * as sessions from './sessions.ts'
 import { readDailyUsage, readUsage, readUsageGroups, usageStatements } from './usage.ts'
+import { WindowIndexer } from './window-index.ts'
 
 /**
  * The session store: a thin facade over one module per table. Every write is one committed transaction
@@ -49,7 +50,27 @@ import { readDailyUsage, readUsage, readUsageGroups, usageStatements } from './u
  * `DATABASE_*` codes when SQLite does (busy after every retry, read-only, corrupt).
  */
 export class Store {
-  constructor(private readonly ctx: StoreContext) {}
+  private readonly windows: WindowIndexer
+
+  constructor(private readonly ctx: StoreContext) {
+    this.windows = new WindowIndexer(ctx)
+  }
+
+  /**
+   * Indexes conversation windows after the write that made them due has returned (window-index.ts):
+   * never part of an append's transaction. Refused once the store closes; what it would have indexed
+   * is windowed at query time.
+   */
+  private indexWindowsSoon(...sessionIds: string[]): void {
+    setImmediate(() => {
+      this.ctx.operation(() => this.windows.flush(...sessionIds)).catch(() => undefined)
+    })
+  }
+
+  private async appended<T>(sessionId: string, count: number, result: T): Promise<T> {
+    if (this.windows.appended(sessionId, count)) this.indexWindowsSoon()
+    return result
+  }
 
   /**
    * A typed drizzle database over the store's own connection and tables (`@engram/core/schema`), for
@@ -109,12 +130,19 @@ export class Store {
    * import can run again. The parent must exist for the same user (`SESSION_NOT_FOUND`, nothing written).
    */
   importSession(input: ImportSessionInput): Promise<ImportSessionResult> {
-    return this.ctx.operation(() => importSession(this.ctx, input))
+    return this.ctx.operation(async () => {
+      const result = await importSession(this.ctx, input)
+      if (result.created) this.indexWindowsSoon(result.session.id)
+      return result
+    })
   }
 
   /** Marks the session ended; the first reason given wins and later calls change nothing. One UPDATE. */
   endSession(id: string, reason: string): Promise<void> {
-    return this.ctx.operation(() => sessions.endSession(this.ctx, id, reason))
+    return this.ctx.operation(async () => {
+      await sessions.endSession(this.ctx, id, reason)
+      this.indexWindowsSoon(id)
+    })
   }
 
   /** Stores the assembled system prompt verbatim, so a continuing session can reuse it byte for byte. */
@@ -145,7 +173,11 @@ export class Store {
    * stores `episode` on the parent (the summary of the parent's messages the child replaces). All or nothing.
    */
   continueSession(parentId: string, input: ContinueSessionInput): Promise<ContinuedSession> {
-    return this.ctx.operation(() => messages.continueSession(this.ctx, parentId, input))
+    return this.ctx.operation(async () => {
+      const continued = await messages.continueSession(this.ctx, parentId, input)
+      this.indexWindowsSoon(parentId)
+      return continued
+    })
   }
 
   /** Writes one message in its own committed transaction and returns it with its id. */
@@ -159,7 +191,10 @@ export class Store {
    * anything is written, `SESSION_NOT_FOUND` for an unknown session). One prepared INSERT per message.
    */
   appendMessages(sessionId: string, inputs: readonly MessageInput[]): Promise<StoredMessage[]> {
-    return this.ctx.operation(() => messages.appendMessages(this.ctx, sessionId, inputs))
+    return this.ctx.operation(async () => {
+      const stored = await messages.appendMessages(this.ctx, sessionId, inputs)
+      return this.appended(sessionId, stored.length, stored)
+    })
   }
 
   /**
@@ -169,7 +204,10 @@ export class Store {
    * transaction; `SESSION_NOT_FOUND` for an unknown session.
    */
   appendMessagesOnce(sessionId: string, inputs: readonly RefMessageInput[]): Promise<AppendedOnce> {
-    return this.ctx.operation(() => messages.appendMessagesOnce(this.ctx, sessionId, inputs))
+    return this.ctx.operation(async () => {
+      const appended = await messages.appendMessagesOnce(this.ctx, sessionId, inputs)
+      return this.appended(sessionId, appended.stored.length, appended)
+    })
   }
 
   /** The session's history in insertion order, in the OpenAI chat shape. One indexed read. */

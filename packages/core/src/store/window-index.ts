@@ -1,0 +1,162 @@
+/**
+ * The conversation-window index (SQLite; migration 0008): one FTS5 row per message holding the indexed
+ * text of the message before it in its session, its own and the one after (each cut to
+ * WINDOW_MEMBER_CHARS), and its speaker's name in a column of its own.
+ *
+ * Why: in chat the answer is usually the reply to the turn that shares the question's words, so a turn
+ * is scored with the best window that holds it (search/rank.ts). Why off the append path: a trigger that
+ * rewrites the previous message's window on every append halved the append rate
+ * (eval/window-index-experiment.ts). So an append writes only the message, and windows are indexed in
+ * batches — every WINDOW_BATCH appended messages, and when a session ends, is continued or imported —
+ * in one transaction per batch, each session from where its mark (window_marks) stood. A message's
+ * window is indexed once the message after it exists (it never changes after that); what is not indexed
+ * yet is windowed at query time from the turns' own scores (conversation-search.ts), so a search finds
+ * the same answers before a batch has run. PostgreSQL has no window index: it always windows at query time.
+ */
+import type { Statement } from '../driver.ts'
+import type { SearchOptions } from '../types.ts'
+import type { StoreContext } from './context.ts'
+import { messageFilters } from './search-sql.ts'
+
+/** Messages appended (by this store) between two indexing batches. */
+export const WINDOW_BATCH = 256
+/** Characters of each message a window indexes: a long tool result adds its start, not all of it. */
+const WINDOW_MEMBER_CHARS = 300
+
+const MEMBER_TEXT = `substr(coalesce(search_text, content, ''), 1, ${WINDOW_MEMBER_CHARS})`
+const MARK = '(SELECT indexed_to FROM window_marks WHERE session_id = ?)'
+
+/**
+ * The statements that index a session's windows past its mark, up to its second-to-last message (the
+ * last one's window waits for its next message), and move the mark. Five parameters: the session id.
+ */
+function indexSessionStatements(sessionId: string): Statement[] {
+  return [
+    {
+      sql: `INSERT INTO message_windows_fts (rowid, body, speaker)
+        SELECT id, body, coalesce(name, '') FROM (
+          SELECT id, name, lead(id) OVER w AS next_id,
+            coalesce(lag(t) OVER w || ' ', '') || t || coalesce(' ' || lead(t) OVER w, '') AS body
+          FROM (SELECT id, name, ${MEMBER_TEXT} AS t FROM messages
+            WHERE session_id = ? AND id >= coalesce(${MARK}, 0))
+          WINDOW w AS (ORDER BY id))
+        WHERE next_id IS NOT NULL AND id > coalesce(${MARK}, 0)`,
+      params: [sessionId, sessionId, sessionId],
+    },
+    {
+      sql: `INSERT INTO window_marks (session_id, indexed_to)
+        SELECT ?, id FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT 1 OFFSET 1
+        ON CONFLICT (session_id) DO UPDATE SET indexed_to = excluded.indexed_to`,
+      params: [sessionId, sessionId],
+    },
+  ]
+}
+
+/** Indexes the windows of the given sessions in one transaction (nothing on PostgreSQL). */
+export async function indexWindows(ctx: StoreContext, sessionIds: Iterable<string>): Promise<void> {
+  if (ctx.dialect === 'postgres') return
+  const statements = [...sessionIds].flatMap(indexSessionStatements)
+  if (statements.length > 0) await ctx.write(statements, 'Indexing conversation windows')
+}
+
+/** Every session whose windows lag behind its messages (after a crash lost a batch, or an upgrade). */
+export async function laggingSessions(ctx: StoreContext): Promise<string[]> {
+  if (ctx.dialect === 'postgres') return []
+  const rows = await ctx.read<{ id: string }>(
+    {
+      sql: `SELECT s.id FROM sessions s LEFT JOIN window_marks w ON w.session_id = s.id
+        WHERE s.message_count > 1 AND coalesce(w.indexed_to, 0) <
+          (SELECT id FROM messages WHERE session_id = s.id ORDER BY id DESC LIMIT 1 OFFSET 1)`,
+    },
+    'Reading sessions to index',
+  )
+  return rows.map((row) => row.id)
+}
+
+/** Drops every window and mark (the windows are rebuilt from the messages by indexWindows). */
+export const clearWindowsStatements = (): Statement[] => [
+  { sql: "INSERT INTO message_windows_fts (message_windows_fts) VALUES ('delete-all')" },
+  { sql: 'DELETE FROM window_marks' },
+]
+
+/**
+ * Counts appends and runs a batch when WINDOW_BATCH messages have been appended since the last one.
+ * Batches are best-effort: a failed one leaves its sessions to the query-time windows and the next batch.
+ */
+export class WindowIndexer {
+  private readonly dirty = new Set<string>()
+  private pending = 0
+
+  constructor(private readonly ctx: StoreContext) {}
+
+  /** Notes `count` messages appended to `sessionId`; returns whether a batch is due. */
+  appended(sessionId: string, count: number): boolean {
+    if (this.ctx.dialect === 'postgres' || count === 0) return false
+    this.dirty.add(sessionId)
+    this.pending += count
+    return this.pending >= WINDOW_BATCH
+  }
+
+  /** Indexes the sessions appended to since the last batch (and `also`), in one transaction. */
+  async flush(...also: string[]): Promise<void> {
+    if (this.ctx.dialect === 'postgres') return
+    const sessions = new Set([...this.dirty, ...also])
+    this.dirty.clear()
+    this.pending = 0
+    await indexWindows(this.ctx, sessions).catch(() => {
+      for (const id of sessions) this.dirty.add(id)
+    })
+  }
+}
+
+export interface WindowHit {
+  id: number
+  score: number
+}
+
+/**
+ * The best indexed windows matching `match` under the search's filters: their centre message ids and
+ * BM25 scores (higher is better). Empty on PostgreSQL.
+ */
+export async function windowHits(
+  ctx: StoreContext,
+  match: string,
+  options: SearchOptions,
+  take: number,
+): Promise<WindowHit[]> {
+  if (ctx.dialect === 'postgres' || match === '') return []
+  const filters = messageFilters(options)
+  return ctx.read<WindowHit>(
+    {
+      sql: `SELECT t.id, -w.rank AS score FROM message_windows_fts w
+          JOIN messages t ON t.id = w.rowid JOIN sessions s ON s.id = t.session_id
+        WHERE message_windows_fts MATCH ? ${filters.where.map((where) => `AND ${where}`).join(' ')}
+        ORDER BY w.rank LIMIT ?`,
+      params: [`{body} : (${match})`, ...filters.params, take],
+    },
+    'Searching messages',
+  )
+}
+
+/**
+ * Whether some indexed window's speaker is called `word` (a participant of a conversation in this store):
+ * such a word in a question names who spoke, and is matched by speaker rather than by text. One capped
+ * index lookup; false on PostgreSQL.
+ */
+export async function isSpeaker(ctx: StoreContext, word: string): Promise<boolean> {
+  if (ctx.dialect === 'postgres') return false
+  const rows = await ctx.read<{ n: number }>(
+    {
+      sql: 'SELECT count(*) AS n FROM (SELECT 1 FROM message_windows_fts WHERE message_windows_fts MATCH ? LIMIT 1)',
+      params: [`{speaker} : "${word.replaceAll('"', '""')}"`],
+    },
+    'Searching messages',
+  )
+  return (rows[0]?.n ?? 0) > 0
+}
+
+/** The SQL expression (over messages `t`) that is 1 when `t`'s window is indexed; 0 on PostgreSQL. */
+export const windowIndexedSql = (ctx: StoreContext): string =>
+  ctx.dialect === 'postgres'
+    ? '0'
+    : 'coalesce((SELECT t.id <= wm.indexed_to FROM window_marks wm WHERE wm.session_id = t.session_id), 0)'
