@@ -32,8 +32,8 @@ export const ALL_RANK_FEATURES: Readonly<RankFeatures> = {
   dates: true,
 }
 
-const WINDOW = 2
-const FOLLOW = 1
+const WINDOW = 4
+const FOLLOW = 0.3
 const PARTICIPANT = 0.5
 const TIME = 0.5
 const DATE = 1
