@@ -1,4 +1,4 @@
-CREATE TABLE `window_marks` (
+CREATE TABLE IF NOT EXISTS `window_marks` (
 	`session_id` text PRIMARY KEY NOT NULL,
 	`indexed_to` integer NOT NULL,
 	FOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE cascade
@@ -7,15 +7,11 @@ CREATE TABLE `window_marks` (
 -- Conversation windows (store/window-index.ts): one row per message (rowid = its id) holding the indexed
 -- text of the message before it in its session, its own and the one after, plus its speaker's name.
 -- Contentless (the text is already in messages), written in batches off the append path, never by a
--- trigger; a message's row goes with it.
-CREATE VIRTUAL TABLE `message_windows_fts` USING fts5(
+-- trigger; the rows of a session's messages are deleted with the session (store/session-deletion.ts).
+CREATE VIRTUAL TABLE IF NOT EXISTS `message_windows_fts` USING fts5(
   `body`,
   `speaker`,
   content='',
   contentless_delete=1,
   tokenize='porter unicode61 remove_diacritics 2'
 );
---> statement-breakpoint
-CREATE TRIGGER `message_windows_fts_delete` AFTER DELETE ON `messages` BEGIN
-  DELETE FROM `message_windows_fts` WHERE rowid = old.`id`;
-END;

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3'
 import { afterAll, expect, it } from 'vitest'
 import { buildChatDataset } from '../eval/chats/build-chats.ts'
 import { openStore, type Store } from '../src/index.ts'
-import { WINDOW_BATCH } from '../src/store/window-index.ts'
+import { WINDOW_IDLE_MS } from '../src/store/window-index.ts'
 import { tempDbPath, tempDir } from './helpers.ts'
 
 const dir = tempDir('engram-window-index-')
@@ -43,29 +43,28 @@ it('builds the same chat set every time, with both halves and every kind', () =>
   for (const q of first.questions) expect(q.answers.length).toBeGreaterThan(0)
 })
 
-it('indexes windows in a batch after WINDOW_BATCH appends, never inside the append', async () => {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const windowsMatching = (store: Store, word: string) =>
+  count(store, `SELECT count(*) AS n FROM message_windows_fts WHERE message_windows_fts MATCH '${word}'`)
+
+it('indexes windows in one batch once the store is idle, never inside an append', async () => {
   const store = await freshStore()
   const session = await store.createSession({ source: 'chat', userId: 'u' })
-  for (let i = 0; i < WINDOW_BATCH - 1; i++)
+  for (let i = 0; i < 40; i++)
     await store.appendMessage(session.id, { role: 'user', name: 'Ann', content: `turn ${i}` })
-  await new Promise((resolve) => setImmediate(resolve))
+  // every append has returned, and not one window is written yet
   expect(await count(store, 'SELECT count(*) AS n FROM window_marks')).toBe(0)
-  await store.appendMessage(session.id, { role: 'user', name: 'Ann', content: 'the last turn' })
-  await new Promise((resolve) => setTimeout(resolve, 50))
-  // every message but the last (whose next turn is not written yet) has its window
-  expect(
-    await count(
-      store,
-      "SELECT count(*) AS n FROM message_windows_fts WHERE message_windows_fts MATCH 'turn'",
-    ),
-  ).toBe(WINDOW_BATCH - 1)
+  expect(await windowsMatching(store, 'turn')).toBe(0)
+  await sleep(WINDOW_IDLE_MS * 3)
+  // every message but the last (whose next turn is not written yet) has its window, with its speaker
+  expect(await windowsMatching(store, 'turn')).toBe(39)
+  expect(await windowsMatching(store, 'speaker : ann')).toBe(39)
+  await store.appendMessage(session.id, { role: 'user', name: 'Bo', content: 'the last turn' })
+  await store.endSession(session.id, 'done')
+  await sleep(10)
+  expect(await windowsMatching(store, 'turn')).toBe(40)
   await store.deleteSession(session.id)
-  expect(
-    await count(
-      store,
-      "SELECT count(*) AS n FROM message_windows_fts WHERE message_windows_fts MATCH 'turn'",
-    ),
-  ).toBe(0)
+  expect(await windowsMatching(store, 'turn')).toBe(0)
   expect(await count(store, 'SELECT count(*) AS n FROM window_marks')).toBe(0)
 })
 
@@ -93,8 +92,8 @@ it('finds the same answers whether the windows are indexed or still built at que
     }
     return found
   }
-  // the batches run after the appends: clear them, search, then index everything and search again
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  // the batch runs once the store is idle: clear it, search, then index everything and search again
+  await sleep(WINDOW_IDLE_MS * 3)
   raw(store, (db) =>
     db.exec(
       "INSERT INTO message_windows_fts (message_windows_fts) VALUES ('delete-all'); DELETE FROM window_marks",

@@ -177,7 +177,10 @@ function doomedSessions(options: PruneSessionsOptions): { sql: string; params: S
 /** Deletes ended sessions older than the cutoff with everything they own; their children stay, detached. */
 export async function pruneSessions(ctx: StoreContext, options: PruneSessionsOptions): Promise<number> {
   const doomed = doomedSessions(options)
-  const results = await ctx.write(deleteSessionsStatements(doomed.sql, doomed.params), 'Pruning sessions')
+  const results = await ctx.write(
+    deleteSessionsStatements(ctx.dialect, doomed.sql, doomed.params),
+    'Pruning sessions',
+  )
   return results.at(-1)?.changes ?? 0
 }
 

@@ -57,22 +57,6 @@ export class Store {
   }
 
   /**
-   * Indexes conversation windows after the write that made them due has returned (window-index.ts):
-   * never part of an append's transaction. Refused once the store closes; what it would have indexed
-   * is windowed at query time.
-   */
-  private indexWindowsSoon(...sessionIds: string[]): void {
-    setImmediate(() => {
-      this.ctx.operation(() => this.windows.flush(...sessionIds)).catch(() => undefined)
-    })
-  }
-
-  private async appended<T>(sessionId: string, count: number, result: T): Promise<T> {
-    if (this.windows.appended(sessionId, count)) this.indexWindowsSoon()
-    return result
-  }
-
-  /**
    * A typed drizzle database over the store's own connection and tables (`@engram/core/schema`), for
    * queries of your own: `store.db.select().from(sessions)...`. Each query is one statement on the
    * store's connection (reads see the store's writes); write through the Store's methods, which keep the
@@ -132,7 +116,7 @@ export class Store {
   importSession(input: ImportSessionInput): Promise<ImportSessionResult> {
     return this.ctx.operation(async () => {
       const result = await importSession(this.ctx, input)
-      if (result.created) this.indexWindowsSoon(result.session.id)
+      if (result.created) this.windows.soon(result.session.id)
       return result
     })
   }
@@ -141,7 +125,7 @@ export class Store {
   endSession(id: string, reason: string): Promise<void> {
     return this.ctx.operation(async () => {
       await sessions.endSession(this.ctx, id, reason)
-      this.indexWindowsSoon(id)
+      this.windows.soon(id)
     })
   }
 
@@ -175,7 +159,7 @@ export class Store {
   continueSession(parentId: string, input: ContinueSessionInput): Promise<ContinuedSession> {
     return this.ctx.operation(async () => {
       const continued = await messages.continueSession(this.ctx, parentId, input)
-      this.indexWindowsSoon(parentId)
+      this.windows.soon(parentId)
       return continued
     })
   }
@@ -191,10 +175,8 @@ export class Store {
    * anything is written, `SESSION_NOT_FOUND` for an unknown session). One prepared INSERT per message.
    */
   appendMessages(sessionId: string, inputs: readonly MessageInput[]): Promise<StoredMessage[]> {
-    return this.ctx.operation(async () => {
-      const stored = await messages.appendMessages(this.ctx, sessionId, inputs)
-      return this.appended(sessionId, stored.length, stored)
-    })
+    this.windows.appended(sessionId)
+    return this.ctx.operation(() => messages.appendMessages(this.ctx, sessionId, inputs))
   }
 
   /**
@@ -204,10 +186,8 @@ export class Store {
    * transaction; `SESSION_NOT_FOUND` for an unknown session.
    */
   appendMessagesOnce(sessionId: string, inputs: readonly RefMessageInput[]): Promise<AppendedOnce> {
-    return this.ctx.operation(async () => {
-      const appended = await messages.appendMessagesOnce(this.ctx, sessionId, inputs)
-      return this.appended(sessionId, appended.stored.length, appended)
-    })
+    this.windows.appended(sessionId)
+    return this.ctx.operation(() => messages.appendMessagesOnce(this.ctx, sessionId, inputs))
   }
 
   /** The session's history in insertion order, in the OpenAI chat shape. One indexed read. */
@@ -331,10 +311,10 @@ export class Store {
   }
 
   /**
-   * Waits for the operations already started, then closes the connection (after a WAL checkpoint on local
-   * files). Operations started after close() fail with `STORE_CLOSED`. Calling it again is harmless.
+   * Indexes the conversation windows still pending (best-effort), waits for the operations already
+   * started, then closes the connection (after a WAL checkpoint on local files). Operations started after close() fail with `STORE_CLOSED`. Calling it again is harmless.
    */
   close(): Promise<void> {
-    return this.ctx.close()
+    return this.windows.close().then(() => this.ctx.close())
   }
 }

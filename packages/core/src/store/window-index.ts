@@ -7,8 +7,8 @@
  * is scored with the best window that holds it (search/rank.ts). Why off the append path: a trigger that
  * rewrites the previous message's window on every append halved the append rate
  * (eval/window-index-experiment.ts). So an append writes only the message, and windows are indexed in
- * batches — every WINDOW_BATCH appended messages, and when a session ends, is continued or imported —
- * in one transaction per batch, each session from where its mark (window_marks) stood. A message's
+ * batches — when the store has been idle for WINDOW_IDLE_MS, when a session ends, is continued or
+ * imported, and when the store closes — in one transaction per batch, each session from where its mark (window_marks) stood. A message's
  * window is indexed once the message after it exists (it never changes after that); what is not indexed
  * yet is windowed at query time from the turns' own scores (conversation-search.ts), so a search finds
  * the same answers before a batch has run. PostgreSQL has no window index: it always windows at query time.
@@ -18,8 +18,8 @@ import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { messageFilters } from './search-sql.ts'
 
-/** Messages appended (by this store) between two indexing batches. */
-export const WINDOW_BATCH = 256
+/** How long a store goes without an append before it indexes the windows of the sessions appended to. */
+export const WINDOW_IDLE_MS = 200
 /** Characters of each message a window indexes: a long tool result adds its start, not all of it. */
 const WINDOW_MEMBER_CHARS = 300
 
@@ -80,32 +80,57 @@ export const clearWindowsStatements = (): Statement[] => [
 ]
 
 /**
- * Counts appends and runs a batch when WINDOW_BATCH messages have been appended since the last one.
- * Batches are best-effort: a failed one leaves its sessions to the query-time windows and the next batch.
+ * Runs the batches: a session appended to is indexed once the store has had no append for
+ * WINDOW_IDLE_MS (so a stream of appends never waits for indexing), a session that ends, is continued
+ * or imported at once after that write, and what is left when the store closes. Batches are best-effort:
+ * a failed or refused one leaves its sessions to the query-time windows and the next batch.
  */
 export class WindowIndexer {
   private readonly dirty = new Set<string>()
-  private pending = 0
+  private lastAppend = 0
+  private timer: ReturnType<typeof setTimeout> | null = null
 
   constructor(private readonly ctx: StoreContext) {}
 
-  /** Notes `count` messages appended to `sessionId`; returns whether a batch is due. */
-  appended(sessionId: string, count: number): boolean {
-    if (this.ctx.dialect === 'postgres' || count === 0) return false
+  /** Notes an append to `sessionId` (called before its write; costs a set insert and a clock read). */
+  appended(sessionId: string): void {
+    if (this.ctx.dialect === 'postgres' || typeof sessionId !== 'string') return
     this.dirty.add(sessionId)
-    this.pending += count
-    return this.pending >= WINDOW_BATCH
+    this.lastAppend = Date.now()
+    if (this.timer === null) this.arm(WINDOW_IDLE_MS)
   }
 
-  /** Indexes the sessions appended to since the last batch (and `also`), in one transaction. */
-  async flush(...also: string[]): Promise<void> {
+  /** Indexes `sessionIds` (and whatever is pending) right after the current write has returned. */
+  soon(...sessionIds: string[]): void {
     if (this.ctx.dialect === 'postgres') return
-    const sessions = new Set([...this.dirty, ...also])
+    for (const id of sessionIds) this.dirty.add(id)
+    setImmediate(() => void this.flush())
+  }
+
+  /** Indexes what is pending now (the store closing): the timer is dropped. */
+  close(): Promise<void> {
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = null
+    return this.flush()
+  }
+
+  private arm(ms: number): void {
+    this.timer = setTimeout(() => this.tick(), ms)
+    this.timer.unref?.()
+  }
+
+  private tick(): void {
+    this.timer = null
+    const idle = Date.now() - this.lastAppend
+    if (idle < WINDOW_IDLE_MS) this.arm(WINDOW_IDLE_MS - idle)
+    else void this.flush()
+  }
+
+  private async flush(): Promise<void> {
+    if (this.dirty.size === 0) return
+    const sessions = [...this.dirty]
     this.dirty.clear()
-    this.pending = 0
-    await indexWindows(this.ctx, sessions).catch(() => {
-      for (const id of sessions) this.dirty.add(id)
-    })
+    await this.ctx.operation(() => indexWindows(this.ctx, sessions)).catch(() => undefined)
   }
 }
 
