@@ -31,8 +31,8 @@ interface DetailRow {
 const CAPITALISED_WORD = /\p{Lu}[\p{L}\p{N}]*(?:['’]s)?/gu
 
 /**
- * The query without the words that name a speaker of this store (capitalised words found in the window
- * index's speaker column): "What did Caroline research?" is about Caroline's turns (rank.ts boosts them),
+ * The query without the words that name a speaker of this store (capitalised words some message has
+ * as its `name`): "What did Caroline research?" is about Caroline's turns (rank.ts boosts them),
  * while the word "Caroline" itself matches every greeting that names her. One capped lookup per
  * capitalised word; the query unchanged when nothing else would remain.
  */

@@ -1,7 +1,7 @@
 /**
  * The conversation-window index (SQLite; migration 0008): one FTS5 row per message holding the indexed
  * text of the message before it in its session, its own and the one after (each cut to
- * WINDOW_MEMBER_CHARS), and its speaker's name in a column of its own.
+ * WINDOW_MEMBER_CHARS).
  *
  * Why: in chat the answer is usually the reply to the turn that shares the question's words, so a turn
  * is scored with the best window that holds it (search/rank.ts). Why off the append path: a trigger that
@@ -33,11 +33,11 @@ const MARK = '(SELECT indexed_to FROM window_marks WHERE session_id = ?)'
 function indexSessionStatements(sessionId: string): Statement[] {
   return [
     {
-      sql: `INSERT INTO message_windows_fts (rowid, body, speaker)
-        SELECT id, body, coalesce(name, '') FROM (
-          SELECT id, name, lead(id) OVER w AS next_id,
+      sql: `INSERT INTO message_windows_fts (rowid, body)
+        SELECT id, body FROM (
+          SELECT id, lead(id) OVER w AS next_id,
             coalesce(lag(t) OVER w || ' ', '') || t || coalesce(' ' || lead(t) OVER w, '') AS body
-          FROM (SELECT id, name, ${MEMBER_TEXT} AS t FROM messages
+          FROM (SELECT id, ${MEMBER_TEXT} AS t FROM messages
             WHERE session_id = ? AND id >= coalesce(${MARK}, 0))
           WINDOW w AS (ORDER BY id))
         WHERE next_id IS NOT NULL AND id > coalesce(${MARK}, 0)`,
@@ -157,24 +157,21 @@ export async function windowHits(
           JOIN messages t ON t.id = w.rowid JOIN sessions s ON s.id = t.session_id
         WHERE message_windows_fts MATCH ? ${filters.where.map((where) => `AND ${where}`).join(' ')}
         ORDER BY w.rank LIMIT ?`,
-      params: [`{body} : (${match})`, ...filters.params, take],
+      params: [match, ...filters.params, take],
     },
     'Searching messages',
   )
 }
 
 /**
- * Whether some indexed window's speaker is called `word` (a participant of a conversation in this store):
- * such a word in a question names who spoke, and is matched by speaker rather than by text. One capped
- * index lookup; false on PostgreSQL.
+ * Whether a message of this store was written by `name` (the OpenAI `name` field): such a word in a
+ * question names who spoke, and is matched by speaker rather than by text. One probe of the partial
+ * index on named messages (migration 0008); false on PostgreSQL, which has no such index.
  */
-export async function isSpeaker(ctx: StoreContext, word: string): Promise<boolean> {
+export async function isSpeaker(ctx: StoreContext, name: string): Promise<boolean> {
   if (ctx.dialect === 'postgres') return false
   const rows = await ctx.read<{ n: number }>(
-    {
-      sql: 'SELECT count(*) AS n FROM (SELECT 1 FROM message_windows_fts WHERE message_windows_fts MATCH ? LIMIT 1)',
-      params: [`{speaker} : "${word.replaceAll('"', '""')}"`],
-    },
+    { sql: 'SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE name = ? LIMIT 1)', params: [name] },
     'Searching messages',
   )
   return (rows[0]?.n ?? 0) > 0
