@@ -27,9 +27,7 @@ export const messages = sqliteTable(
   (t) => [
     index('messages_session_idx').on(t.sessionId),
     /** Whether a word of a question names a speaker (conversation search); only named messages are in it. */
-    index('messages_name_idx')
-      .on(t.name)
-      .where(sql`${t.name} IS NOT NULL`),
+    index('messages_name_idx').on(t.name).where(sql`${t.name} IS NOT NULL`),
     uniqueIndex('messages_session_ref_idx').on(t.sessionId, t.ref),
     check('messages_role_check', sql`${t.role} IN ('system', 'user', 'assistant', 'tool')`),
   ],

@@ -315,6 +315,8 @@ export class Store {
    * started, then closes the connection (after a WAL checkpoint on local files). Operations started after close() fail with `STORE_CLOSED`. Calling it again is harmless.
    */
   close(): Promise<void> {
-    return this.windows.close().then(() => this.ctx.close())
+    // the batch starts (and counts as work in flight) before the store is marked closing
+    void this.windows.close()
+    return this.ctx.close()
   }
 }

@@ -107,7 +107,10 @@ export class WindowIndexer {
     setImmediate(() => void this.flush())
   }
 
-  /** Indexes what is pending now (the store closing): the timer is dropped. */
+  /**
+   * Indexes what is pending now (the store closing): the timer is dropped, and the batch is started as
+   * an operation before this returns, so a close() called next waits for it.
+   */
   close(): Promise<void> {
     if (this.timer !== null) clearTimeout(this.timer)
     this.timer = null
