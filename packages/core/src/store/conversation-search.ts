@@ -6,7 +6,7 @@ import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { hitStatement, tieredRows } from './search-rows.ts'
 import { type HitRow, messageFilters } from './search-sql.ts'
-import { isSpeaker, windowHits, windowIndexedSql } from './window-index.ts'
+import { isSpeaker, windowIndexedSql, windowScores } from './window-index.ts'
 
 /** Matching messages fetched per day the query names. */
 const DATE_POOL = 20
@@ -110,23 +110,21 @@ export async function conversationSearch(
   const asked = features.questionWords ? stripQuestionWords(dates.text) : dates.text
   const text = features.participants ? await withoutSpeakers(ctx, asked) : asked
   const matched = await matchingRows(ctx, text, options, take, dates, features.questionWords)
-  const windows = features.windows ? await windowHits(ctx, windowMatch(text, features), options, take) : []
-  if (matched.length === 0 && windows.length === 0) return []
+  if (matched.length === 0) return []
 
   const rows = new Map<number, HitRow>(matched.map((row) => [row.item_id, row]))
-  const windowScores = new Map(windows.map((w) => [w.id, w.score]))
-  for (const id of windowScores.keys()) if (!rows.has(id)) rows.set(id, { ...NO_HIT, item_id: id })
   const timeQuestion = isTimeQuestion(query)
   // only a when-question reads the texts (for time expressions); otherwise a neighbour's snippet is enough
   const chars = features.time && timeQuestion ? RANKED_TEXT_CHARS : NEIGHBOUR_SNIPPET_CHARS + 1
-  const candidates = await neighbourhood(
-    ctx,
-    options,
-    rows,
-    windowScores,
-    features.windows || features.follow,
-    chars,
-  )
+  const candidates = await neighbourhood(ctx, options, rows, features.windows || features.follow, chars)
+  if (features.windows) {
+    // the indexed windows centred on the candidates, scored against the whole window index
+    const indexed = [...candidates.values()].filter((c) => c.windowIndexed).map((c) => c.id)
+    for (const { id, score } of await windowScores(ctx, windowMatch(text, features), indexed)) {
+      const c = candidates.get(id)
+      if (c) c.window = score
+    }
+  }
   const ranked = rankCandidates(candidates, { text: query, timeQuestion, ranges: dates.ranges }, features)
   return ranked.slice(0, take).map(({ id, score }) => ({ ...(rows.get(id) as HitRow), score }))
 }
@@ -145,18 +143,6 @@ function windowMatch(text: string, features: RankFeatures): string {
   return joinTerms(terms, 'OR')
 }
 
-/** A window centre that is no hit of its own until the details query fills it in. */
-const NO_HIT: HitRow = {
-  session_id: '',
-  item_id: 0,
-  role: 'user',
-  timestamp: 0,
-  source: '',
-  snippet: null,
-  excerpt: null,
-  score: 0,
-}
-
 /**
  * One query for the matched messages' speakers, texts (their first `chars` characters) and neighbour ids
  * and, with `neighbours`, for the previous and next message of each that the search's filters allow. Neighbours are added to `rows`
@@ -166,7 +152,6 @@ async function neighbourhood(
   ctx: StoreContext,
   options: SearchOptions,
   rows: Map<number, HitRow>,
-  windowScores: ReadonlyMap<number, number>,
   neighbours: boolean,
   chars: number,
 ): Promise<Map<number, Candidate>> {
@@ -192,10 +177,7 @@ async function neighbourhood(
   const candidates = new Map<number, Candidate>()
   for (const row of found) {
     const { name, content, prev, next, indexed, ...hit } = row
-    const known = rows.get(row.id)
-    // a neighbour, or a window centre that matched no word of its own: the start of its text as snippet
-    if (!known || known.session_id === '')
-      rows.set(row.id, { ...hit, snippet: startOf(content), excerpt: null, score: known?.score ?? 0 })
+    if (!rows.has(row.id)) rows.set(row.id, { ...hit, snippet: startOf(content), excerpt: null, score: 0 })
     candidates.set(row.id, {
       id: row.id,
       sessionId: row.session_id,
@@ -205,7 +187,7 @@ async function neighbourhood(
       name,
       content,
       timestamp: row.timestamp,
-      window: windowScores.get(row.id) ?? 0,
+      window: 0,
       windowIndexed: Number(indexed) === 1,
     })
   }

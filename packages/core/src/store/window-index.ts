@@ -14,9 +14,7 @@
  * the same answers before a batch has run. PostgreSQL has no window index: it always windows at query time.
  */
 import type { Statement } from '../driver.ts'
-import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
-import { messageFilters } from './search-sql.ts'
 
 /** How long a store goes without an append before it indexes the windows of the sessions appended to. */
 export const WINDOW_IDLE_MS = 200
@@ -137,30 +135,27 @@ export class WindowIndexer {
   }
 }
 
-export interface WindowHit {
+export interface WindowScore {
   id: number
   score: number
 }
 
 /**
- * The best indexed windows matching `match` under the search's filters: their centre message ids and
- * BM25 scores (higher is better). Empty on PostgreSQL.
+ * The BM25 scores (higher is better) of the indexed windows centred on `ids` that match `match`: the
+ * windows of a search's candidates only (FTS5 looks each rowid up), so the cost follows the candidates,
+ * not how many windows in the store hold a common word. Empty on PostgreSQL.
  */
-export async function windowHits(
+export async function windowScores(
   ctx: StoreContext,
   match: string,
-  options: SearchOptions,
-  take: number,
-): Promise<WindowHit[]> {
-  if (ctx.dialect === 'postgres' || match === '') return []
-  const filters = messageFilters(options)
-  return ctx.read<WindowHit>(
+  ids: readonly number[],
+): Promise<WindowScore[]> {
+  if (ctx.dialect === 'postgres' || match === '' || ids.length === 0) return []
+  return ctx.read<WindowScore>(
     {
-      sql: `SELECT t.id, -w.rank AS score FROM message_windows_fts w
-          JOIN messages t ON t.id = w.rowid JOIN sessions s ON s.id = t.session_id
-        WHERE message_windows_fts MATCH ? ${filters.where.map((where) => `AND ${where}`).join(' ')}
-        ORDER BY w.rank LIMIT ?`,
-      params: [match, ...filters.params, take],
+      sql: `SELECT rowid AS id, -rank AS score FROM message_windows_fts
+        WHERE message_windows_fts MATCH ? AND rowid IN (${ids.map(() => '?').join(', ')})`,
+      params: [match, ...ids],
     },
     'Searching messages',
   )
