@@ -107,3 +107,30 @@ it('finds the same answers whether the windows are indexed or still built at que
   expect(queryTime).toBe(questions.length)
   expect(indexed).toBe(questions.length)
 })
+
+it('matches a participant a question names by speaker, not by the greetings that name them', async () => {
+  const store = await freshStore()
+  const greetings = await store.createSession({ source: 'chat', userId: 'u' })
+  for (let i = 0; i < 6; i++)
+    await store.appendMessage(greetings.id, {
+      role: 'user',
+      name: 'Mel',
+      content: `Hi Caroline! Research day ${i}?`,
+    })
+  const session = await store.createSession({ source: 'chat', userId: 'u' })
+  const [, answer] = await store.appendMessages(session.id, [
+    { role: 'user', name: 'Mel', content: 'What have you been up to?' },
+    { role: 'assistant', name: 'Caroline', content: 'Mostly researching adoption agencies' },
+  ])
+  const hits = await store.search('What did Caroline research?', { userId: 'u', limit: 5 })
+  expect(hits[0]?.kind === 'message' && hits[0].messageId).toBe(answer?.id)
+  // without its speaker's turns to boost, the name is dropped and a question finds what its words match
+  const off = await store.search('What did Caroline research?', {
+    userId: 'u',
+    limit: 5,
+    ranking: { participants: false },
+  } as never)
+  expect(off[0]?.kind === 'message' && off[0].messageId).not.toBe(answer?.id)
+  // a question of nothing but a name keeps it as its word
+  expect((await store.search('Where is Caroline?', { userId: 'u', limit: 5 })).length).toBeGreaterThan(0)
+})

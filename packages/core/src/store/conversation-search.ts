@@ -43,7 +43,7 @@ async function withoutSpeakers(ctx: StoreContext, text: string): Promise<string>
     const name = word.replace(/['’]s$/u, '')
     if (await isSpeaker(ctx, name)) out = out.replaceAll(word, ' ')
   }
-  return parseSearchQuery(out).length > 0 ? out : text
+  return parseSearchQuery(out).some((term) => !term.stop) ? out : text
 }
 
 async function matchingRows(
