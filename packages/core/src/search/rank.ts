@@ -94,7 +94,9 @@ export function rankCandidates(
 
   const window = new Map<number, number>()
   if (features.windows) {
+    // windows centre on the messages that matched: a neighbour's share comes from the match beside it
     for (const c of candidates.values()) {
+      if (c.relevance <= 0) continue
       const sum = c.windowIndexed
         ? c.window / (bestWindow || 1)
         : Math.min(1, own(c.prev) + own(c.id) + own(c.next))

@@ -118,8 +118,10 @@ export async function conversationSearch(
   const chars = features.time && timeQuestion ? RANKED_TEXT_CHARS : NEIGHBOUR_SNIPPET_CHARS + 1
   const candidates = await neighbourhood(ctx, options, rows, features.windows || features.follow, chars)
   if (features.windows) {
-    // the indexed windows centred on the candidates, scored against the whole window index
-    const indexed = [...candidates.values()].filter((c) => c.windowIndexed).map((c) => c.id)
+    // the indexed windows centred on the matched messages, scored against the whole window index
+    const indexed = [...candidates.values()]
+      .filter((c) => c.windowIndexed && c.relevance > 0)
+      .map((c) => c.id)
     for (const { id, score } of await windowScores(ctx, windowMatch(text, features), indexed)) {
       const c = candidates.get(id)
       if (c) c.window = score

@@ -19,7 +19,7 @@ import type { StoreContext } from './context.ts'
 /** How long a store goes without an append before it indexes the windows of the sessions appended to. */
 export const WINDOW_IDLE_MS = 200
 /** Characters of each message a window indexes: a long tool result adds its start, not all of it. */
-const WINDOW_MEMBER_CHARS = 300
+const WINDOW_MEMBER_CHARS = 200
 
 const MEMBER_TEXT = `substr(coalesce(search_text, content, ''), 1, ${WINDOW_MEMBER_CHARS})`
 const MARK = '(SELECT indexed_to FROM window_marks WHERE session_id = ?)'
