@@ -7,7 +7,9 @@
  * - W1: appendMessage, one message per call (one transaction each), of the storage bench's generated
  *   messages (bench/data.ts) and of the chat set's named short turns; against the raw prepared INSERT of
  *   the same rows into the same schema (the floor `pnpm bench` uses), so each arm is a ratio to its floor.
- *   The store's arm pays for its batches inside the timed loop whenever they run there.
+ *   Arms: `before` (no window batches, no name index: the append path before migration 0008), `no
+ *   windows` (the name index only), `windows` (everything; it pays for its batches inside the timed loop
+ *   whenever they run there).
  * - bytes per message after close() (which indexes what is pending) with and without windows, at 20,000
  *   bench messages and at four copies of the chat set (24,380 turns).
  * - question cost: the chat set's questions through store.search (under their user, limit 50) against a
@@ -16,6 +18,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sql } from 'drizzle-orm'
 import { Generator } from '../bench/data.ts'
 import { openRaw } from '../bench/raw.ts'
 import { type MessageInput, openStore, type Store } from '../src/index.ts'
@@ -57,8 +60,9 @@ async function load(rows: readonly Row[], userOf?: (sessionId: string) => string
   return { path, store }
 }
 
-async function storeW1(rows: readonly Row[]): Promise<number> {
+async function storeW1(rows: readonly Row[], nameIndex = true): Promise<number> {
   const { store } = await load(rows)
+  if (!nameIndex) await store.db.run(sql`DROP INDEX messages_name_idx`)
   const start = performance.now()
   for (const { sessionId, message } of rows) await store.appendMessage(sessionId, message)
   const ms = performance.now() - start
@@ -115,6 +119,7 @@ async function main() {
     for (const [name, rows] of Object.entries(corpora)) {
       const arms: [string, () => Promise<number>][] = [
         ['floor', () => floorW1(rows)],
+        ['before', () => (windowsOn(false), storeW1(rows, false))],
         ['no windows', () => (windowsOn(false), storeW1(rows))],
         ['windows', () => (windowsOn(true), storeW1(rows))],
       ]
@@ -128,7 +133,7 @@ async function main() {
   )
   for (const name of Object.keys(corpora)) {
     const floor = median(w1[`${name} floor`] as number[])
-    for (const arm of ['no windows', 'windows']) {
+    for (const arm of ['before', 'no windows', 'windows']) {
       const rate = median(w1[`${name} ${arm}`] as number[])
       console.log(
         `  ${name.padEnd(6)} ${arm.padEnd(11)} ${rate.toFixed(0).padStart(6)}/s  ${(rate / floor).toFixed(3)} of floor ${floor.toFixed(0)}/s`,

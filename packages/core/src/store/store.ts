@@ -159,7 +159,7 @@ export class Store {
   continueSession(parentId: string, input: ContinueSessionInput): Promise<ContinuedSession> {
     return this.ctx.operation(async () => {
       const continued = await messages.continueSession(this.ctx, parentId, input)
-      this.windows.soon(parentId)
+      this.windows.soon(parentId, continued.session.id)
       return continued
     })
   }
@@ -312,7 +312,8 @@ export class Store {
 
   /**
    * Indexes the conversation windows still pending (best-effort), waits for the operations already
-   * started, then closes the connection (after a WAL checkpoint on local files). Operations started after close() fail with `STORE_CLOSED`. Calling it again is harmless.
+   * started, then closes the connection (after a WAL checkpoint on local files). Operations started
+   * after close() fail with `STORE_CLOSED`. Calling it again is harmless.
    */
   close(): Promise<void> {
     // the batch starts (and counts as work in flight) before the store is marked closing
