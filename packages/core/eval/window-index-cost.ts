@@ -2,7 +2,7 @@
  * What the conversation-window index (store/window-index.ts) costs, measured against the same store with
  * its batches turned off (the append path of before the index) in one run, interleaved, medians:
  *
- *   npx tsx packages/core/eval/window-index-cost.ts [--messages N] [--rounds R]
+ *   npx tsx packages/core/eval/window-index-cost.ts [--messages N] [--rounds R] [--w1-only]
  *
  * - W1: appendMessage, one message per call (one transaction each), of the storage bench's generated
  *   messages (bench/data.ts) and of the chat set's named short turns; against the raw prepared INSERT of
@@ -141,6 +141,7 @@ async function main() {
     }
   }
 
+  if (args.includes('--w1-only')) return
   const big = chatRows(4)
   console.log('bytes per message after close():')
   for (const [name, rows] of [
