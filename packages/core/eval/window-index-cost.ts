@@ -60,9 +60,10 @@ async function load(rows: readonly Row[], userOf?: (sessionId: string) => string
   return { path, store }
 }
 
-async function storeW1(rows: readonly Row[], nameIndex = true): Promise<number> {
+async function storeW1(rows: readonly Row[], arm: { windows: boolean; nameIndex: boolean }): Promise<number> {
+  windowsOn(arm.windows)
   const { store } = await load(rows)
-  if (!nameIndex) await store.db.run(sql`DROP INDEX messages_name_idx`)
+  if (!arm.nameIndex) await store.db.run(sql`DROP INDEX messages_name_idx`)
   const start = performance.now()
   for (const { sessionId, message } of rows) await store.appendMessage(sessionId, message)
   const ms = performance.now() - start
@@ -119,12 +120,15 @@ async function main() {
     for (const [name, rows] of Object.entries(corpora)) {
       const arms: [string, () => Promise<number>][] = [
         ['floor', () => floorW1(rows)],
-        ['before', () => (windowsOn(false), storeW1(rows, false))],
-        ['no windows', () => (windowsOn(false), storeW1(rows))],
-        ['windows', () => (windowsOn(true), storeW1(rows))],
+        ['before', () => storeW1(rows, { windows: false, nameIndex: false })],
+        ['no windows', () => storeW1(rows, { windows: false, nameIndex: true })],
+        ['windows', () => storeW1(rows, { windows: true, nameIndex: true })],
       ]
       if (round % 2 === 1) arms.reverse()
-      for (const [arm, run] of arms) (w1[`${name} ${arm}`] ??= []).push(await run())
+      for (const [arm, run] of arms) {
+        const rate = await run()
+        w1[`${name} ${arm}`] = [...(w1[`${name} ${arm}`] ?? []), rate]
+      }
       windowsOn(true)
     }
   }

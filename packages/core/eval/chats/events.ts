@@ -7,7 +7,7 @@
  * in real chat the answer is the reply.
  */
 
-export type ChatKind = 'reply' | 'single' | 'when' | 'multi' | 'open'
+type ChatKind = 'reply' | 'single' | 'when' | 'multi' | 'open'
 
 export interface ChatLine {
   by: 'owner' | 'other'
