@@ -118,11 +118,16 @@ export async function conversationSearch(
   const chars = features.time && timeQuestion ? RANKED_TEXT_CHARS : NEIGHBOUR_SNIPPET_CHARS + 1
   const candidates = await neighbourhood(ctx, options, rows, features.windows || features.follow, chars)
   if (features.windows) {
-    // the indexed windows centred on the matched messages, scored against the whole window index
-    const indexed = [...candidates.values()]
-      .filter((c) => c.windowIndexed && c.relevance > 0)
-      .map((c) => c.id)
-    for (const { id, score } of await windowScores(ctx, windowMatch(text, features), indexed)) {
+    // the indexed windows centred on the matched messages, scored against the whole window index; when
+    // that lookup would be slow, every window is built at query time instead (the same answers, see rank.ts)
+    const centres = [...candidates.values()].filter((c) => c.windowIndexed && c.relevance > 0)
+    const scores = await windowScores(
+      ctx,
+      windowMatch(text, features),
+      centres.map((c) => c.id),
+    )
+    if (scores === null) for (const c of candidates.values()) c.windowIndexed = false
+    for (const { id, score } of scores ?? []) {
       const c = candidates.get(id)
       if (c) c.window = score
     }

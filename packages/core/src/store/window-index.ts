@@ -141,21 +141,37 @@ export interface WindowScore {
 }
 
 /**
- * The BM25 scores (higher is better) of the indexed windows centred on `ids` that match `match`: the
- * windows of a search's candidates only (FTS5 looks each rowid up), so the cost follows the candidates,
- * not how many windows in the store hold a common word. Empty on PostgreSQL.
+ * How far apart (in message ids, per candidate) a question's candidates may lie for the window index to
+ * score them: FTS5 walks the doclists of the question's words between the lowest and the highest
+ * candidate id (it does not seek to each id), so candidates spread over a large store (an unscoped
+ * search for common words) would cost a walk of the whole index. Those are windowed at query time.
+ */
+const WINDOW_SPAN_PER_CANDIDATE = 64
+
+/**
+ * The BM25 scores (higher is better) of the indexed windows centred on `ids` that match `match`, or
+ * null when the ids lie too far apart for the lookup to be cheap (see WINDOW_SPAN_PER_CANDIDATE) and on
+ * PostgreSQL: the caller then windows them at query time.
  */
 export async function windowScores(
   ctx: StoreContext,
   match: string,
   ids: readonly number[],
-): Promise<WindowScore[]> {
-  if (ctx.dialect === 'postgres' || match === '' || ids.length === 0) return []
+): Promise<WindowScore[] | null> {
+  if (ctx.dialect === 'postgres' || match === '' || ids.length === 0) return null
+  let low = Number.POSITIVE_INFINITY
+  let high = Number.NEGATIVE_INFINITY
+  for (const id of ids) {
+    low = Math.min(low, id)
+    high = Math.max(high, id)
+  }
+  if (high - low > WINDOW_SPAN_PER_CANDIDATE * ids.length) return null
   return ctx.read<WindowScore>(
     {
       sql: `SELECT rowid AS id, -rank AS score FROM message_windows_fts
-        WHERE message_windows_fts MATCH ? AND rowid IN (${ids.map(() => '?').join(', ')})`,
-      params: [match, ...ids],
+        WHERE message_windows_fts MATCH ? AND rowid >= ? AND rowid <= ?
+          AND rowid IN (${ids.map(() => '?').join(', ')})`,
+      params: [match, low, high, ...ids],
     },
     'Searching messages',
   )
