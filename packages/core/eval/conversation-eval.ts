@@ -3,6 +3,8 @@
  *
  *   npx tsx packages/core/eval/conversation-eval.ts [--json] [--driver=better-sqlite3|libsql] [--verbose]
  *   npx tsx packages/core/eval/conversation-eval.ts --techniques   the per-technique table (both halves)
+ *   ... --set=chats   the chat set (eval/chats/build-chats.ts) instead of the template conversations
+ *   ... --windows=indexed|query-time   every window indexed before the questions, or none (see WindowMode)
  *
  * Builds the conversation set (eval/conversations/build-conversations.ts) and loads it into a fresh store (temp SQLite file, public API only): one
  * user per conversation, one session per conversation session, every message with its speaker in the
@@ -15,9 +17,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { sql } from 'drizzle-orm'
 import { openStore } from '../src/index.ts'
 import { RANK_FEATURES, type RankFeatures } from '../src/search/rank.ts'
 import type { EvaluationSearchOptions } from '../src/store/search.ts'
+import { WINDOW_IDLE_MS } from '../src/store/window-index.ts'
+import { buildChatDataset } from './chats/build-chats.ts'
 import { buildConversationDataset } from './conversations/build-conversations.ts'
 import type { ConversationDataset, ConversationQuestion } from './conversations/dataset.ts'
 
@@ -44,6 +49,9 @@ export interface Summary {
 /** The conversation set, generated in memory (deterministic; no copy is kept in the repository). */
 export const conversationData = (): ConversationDataset => buildConversationDataset()
 
+/** The evaluation sets by name (`--set=`): the template conversations and the real-chat-like chats. */
+const SETS = { conversations: conversationData, chats: buildChatDataset } as const
+
 export function summarize(group: string, rs: readonly QuestionResult[]): Summary {
   const mean = (f: (r: QuestionResult) => number) => rs.reduce((a, r) => a + f(r), 0) / (rs.length || 1)
   return {
@@ -57,10 +65,18 @@ export function summarize(group: string, rs: readonly QuestionResult[]): Summary
 }
 
 /** Loads the dataset into a new store in a temp folder and answers every question; removes the folder. */
+/**
+ * When the conversation windows are indexed (store/window-index.ts): `as-used` leaves it to the store
+ * (idle batches may run while the questions are asked), `indexed` indexes every window before the first
+ * question, `query-time` drops every indexed window, so all are built at query time.
+ */
+export type WindowMode = 'as-used' | 'indexed' | 'query-time'
+
 export async function runConversationEval(
   data: ConversationDataset,
   driver?: 'better-sqlite3' | 'libsql',
   ranking?: Partial<RankFeatures>,
+  windows: WindowMode = 'as-used',
 ): Promise<{ results: QuestionResult[]; loadMs: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-conversation-eval-'))
   const url = join(dir, 'eval.db')
@@ -80,6 +96,12 @@ export async function runConversationEval(
       }
     }
     const loadMs = performance.now() - t0
+    if (windows === 'indexed') await store.rebuildSearchIndex()
+    if (windows === 'query-time') {
+      await new Promise((resolve) => setTimeout(resolve, 3 * WINDOW_IDLE_MS))
+      await store.db.run(sql`INSERT INTO message_windows_fts (message_windows_fts) VALUES ('delete-all')`)
+      await store.db.run(sql`DELETE FROM window_marks`)
+    }
     const split = new Map(data.conversations.map((c) => [c.key, c.split]))
     for (const q of data.questions) {
       const started = performance.now()
@@ -150,9 +172,15 @@ async function main() {
   const args = process.argv.slice(2)
   const driverArg = args.find((a) => a.startsWith('--driver='))?.slice('--driver='.length)
   const driver = driverArg === 'libsql' || driverArg === 'better-sqlite3' ? driverArg : undefined
-  const data = conversationData()
+  const setArg = args.find((a) => a.startsWith('--set='))?.slice('--set='.length) ?? 'conversations'
+  if (!(setArg in SETS)) throw new Error(`--set=${setArg}: use --set=conversations or --set=chats`)
+  const data = SETS[setArg as keyof typeof SETS]()
+  const windows = (args.find((a) => a.startsWith('--windows='))?.slice('--windows='.length) ??
+    'as-used') as WindowMode
+  if (!['as-used', 'indexed', 'query-time'].includes(windows))
+    throw new Error(`--windows=${windows}: use --windows=as-used, indexed or query-time`)
   if (args.includes('--techniques')) return techniqueTable(data, driver)
-  const { results, loadMs } = await runConversationEval(data, driver)
+  const { results, loadMs } = await runConversationEval(data, driver, undefined, windows)
   const table = conversationTable(results)
   const lat = latency(results)
   const messages = data.conversations.reduce(

@@ -154,6 +154,8 @@ async function quality() {
           id,
           sessionId: m.session_id,
           relevance,
+          window: 0,
+          windowIndexed: false,
           prev: prev.get(id) ?? null,
           next: next.get(id) ?? null,
           name: m.name,

@@ -24,7 +24,7 @@ import { ZH_FACTS, ZH_NAMES, ZH_SMALL_TALK } from './templates-zh.ts'
 
 const DAY = 86_400_000
 const SESSIONS = 10
-const FACTS_PER_KIND: Record<QuestionKind, number> = {
+const FACTS_PER_KIND: Partial<Record<QuestionKind, number>> = {
   single: 2,
   reply: 2,
   speaker: 2,

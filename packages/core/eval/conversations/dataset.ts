@@ -16,6 +16,7 @@ export type QuestionKind =
   | 'date'
   | 'multi'
   | 'paraphrase'
+  | 'open'
 
 export interface ConversationMessage {
   key: string

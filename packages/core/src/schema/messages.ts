@@ -26,6 +26,11 @@ export const messages = sqliteTable(
   },
   (t) => [
     index('messages_session_idx').on(t.sessionId),
+    /**
+     * Whether a word of a question names a speaker (conversation search): only named messages of the
+     * conversation are in it (a tool result's `name` is its function's, and tool results are many).
+     */
+    index('messages_name_idx').on(t.name).where(sql`${t.name} IS NOT NULL AND ${t.role} <> 'tool'`),
     uniqueIndex('messages_session_ref_idx').on(t.sessionId, t.ref),
     check('messages_role_check', sql`${t.role} IN ('system', 'user', 'assistant', 'tool')`),
   ],

@@ -6,6 +6,7 @@ import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { hitStatement, tieredRows } from './search-rows.ts'
 import { type HitRow, messageFilters } from './search-sql.ts'
+import { isSpeaker, windowIndexedSql, windowScores } from './window-index.ts'
 
 /** Matching messages fetched per day the query names. */
 const DATE_POOL = 20
@@ -13,6 +14,8 @@ const DATE_POOL = 20
 const NEIGHBOUR_SNIPPET_CHARS = 200
 /** Characters of a candidate's text the ranking reads (for time expressions): bounded work per hit. */
 const RANKED_TEXT_CHARS = 2000
+/** Capitalised words of a question looked up as speakers' names: bounded work per question. */
+const MAX_NAME_LOOKUPS = 4
 
 interface DetailRow {
   id: number
@@ -22,6 +25,25 @@ interface DetailRow {
   timestamp: number
   prev: number | null
   next: number | null
+  indexed: number
+}
+
+const CAPITALISED_WORD = /\p{Lu}[\p{L}\p{N}]*(?:['’]s)?/gu
+
+/**
+ * The query without the words that name a speaker of this store (capitalised words some message has
+ * as its `name`): "What did Caroline research?" is about Caroline's turns (rank.ts boosts them),
+ * while the word "Caroline" itself matches every greeting that names her. One capped lookup per
+ * capitalised word; the query unchanged when nothing else would remain.
+ */
+async function withoutSpeakers(ctx: StoreContext, text: string): Promise<string> {
+  const words = [...new Set(text.match(CAPITALISED_WORD) ?? [])].slice(0, MAX_NAME_LOOKUPS)
+  let out = text
+  for (const word of words) {
+    const name = word.replace(/['’]s$/u, '')
+    if (await isSpeaker(ctx, name)) out = out.replaceAll(word, ' ')
+  }
+  return parseSearchQuery(out).some((term) => !term.stop) ? out : text
 }
 
 async function matchingRows(
@@ -85,7 +107,8 @@ export async function conversationSearch(
 ): Promise<HitRow[]> {
   const now = options.now ?? Date.now()
   const dates = features.dates ? parseQueryDates(query, now) : { text: query, ranges: [] }
-  const text = features.questionWords ? stripQuestionWords(dates.text) : dates.text
+  const asked = features.questionWords ? stripQuestionWords(dates.text) : dates.text
+  const text = features.participants ? await withoutSpeakers(ctx, asked) : asked
   const matched = await matchingRows(ctx, text, options, take, dates, features.questionWords)
   if (matched.length === 0) return []
 
@@ -94,8 +117,37 @@ export async function conversationSearch(
   // only a when-question reads the texts (for time expressions); otherwise a neighbour's snippet is enough
   const chars = features.time && timeQuestion ? RANKED_TEXT_CHARS : NEIGHBOUR_SNIPPET_CHARS + 1
   const candidates = await neighbourhood(ctx, options, rows, features.windows || features.follow, chars)
+  if (features.windows) {
+    // the indexed windows centred on the matched messages, scored against the whole window index; when
+    // that lookup would be slow, every window is built at query time instead (the same answers, see rank.ts)
+    const centres = [...candidates.values()].filter((c) => c.windowIndexed && c.relevance > 0)
+    const scores = await windowScores(
+      ctx,
+      windowMatch(text, features),
+      centres.map((c) => c.id),
+    )
+    if (scores === null) for (const c of candidates.values()) c.windowIndexed = false
+    for (const { id, score } of scores ?? []) {
+      const c = candidates.get(id)
+      if (c) c.window = score
+    }
+  }
   const ranked = rankCandidates(candidates, { text: query, timeQuestion, ranges: dates.ranges }, features)
   return ranked.slice(0, take).map(({ id, score }) => ({ ...(rows.get(id) as HitRow), score }))
+}
+
+/** The MATCH of a question's words for the window index: the OR of its content terms. */
+function windowMatch(text: string, features: RankFeatures): string {
+  const parsed = parseSearchQuery(text)
+  const terms = features.questionWords
+    ? parseSearchQuery(
+        withHanBigrams(
+          text,
+          parsed.map((t) => t.text),
+        ),
+      )
+    : parsed
+  return joinTerms(terms, 'OR')
 }
 
 /**
@@ -121,7 +173,7 @@ async function neighbourhood(
           (SELECT min(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id > c.id) AS next
           FROM c JOIN messages t ON t.id = c.id)
         SELECT t.id, t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name,
-          substr(t.content, 1, ${chars}) AS content, w.prev, w.next
+          substr(t.content, 1, ${chars}) AS content, w.prev, w.next, ${windowIndexedSql(ctx)} AS indexed
         FROM messages t JOIN sessions s ON s.id = t.session_id LEFT JOIN w ON w.id = t.id
         WHERE t.id IN (${neighbours ? 'SELECT id FROM w UNION ALL SELECT prev FROM w UNION ALL SELECT next FROM w' : 'SELECT id FROM c'})
           ${filters.where.map((where) => `AND ${where}`).join(' ')}`,
@@ -131,7 +183,7 @@ async function neighbourhood(
   )
   const candidates = new Map<number, Candidate>()
   for (const row of found) {
-    const { name, content, prev, next, ...hit } = row
+    const { name, content, prev, next, indexed, ...hit } = row
     if (!rows.has(row.id)) rows.set(row.id, { ...hit, snippet: startOf(content), excerpt: null, score: 0 })
     candidates.set(row.id, {
       id: row.id,
@@ -142,6 +194,8 @@ async function neighbourhood(
       name,
       content,
       timestamp: row.timestamp,
+      window: 0,
+      windowIndexed: Number(indexed) === 1,
     })
   }
   // a neighbour's own links are those of the matches beside it
