@@ -52,7 +52,8 @@ export function startCounter(io: Io, json: boolean, label: string): TransferProg
   let sessions = 0
   let messages = 0
   let drawn = 0
-  const draw = () => io.stderr.write(`\r${label}: ${sessions} sessions, ${messages} messages`)
+  const draw = () =>
+    io.stderr.write(`\r${label}: ${sessions} session${sessions === 1 ? '' : 's'}, ${messages} messages`)
   return {
     session(count) {
       sessions++

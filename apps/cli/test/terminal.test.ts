@@ -45,7 +45,7 @@ describe('on a terminal', () => {
       .done
     expect(exported.stdout).toMatch(/Exporting \[.*\] 0\/\d+/)
     const imported = await engramPty(['import', file, '--db', join(dir, 'progress.db')]).done
-    expect(imported.stdout).toMatch(/Importing \[.*\] \d+\/\d+/)
+    expect(imported.stdout).toMatch(/Importing: \d+ sessions?, \d+ messages/)
     expect(plain(imported.stdout)).toContain('Imported 2 session(s) and 6 messages')
     const piped = await engram(['import', file, '--db', join(dir, 'progress-piped.db')])
     expect(piped.stderr).toBe('')
@@ -102,8 +102,8 @@ describe('on a terminal', () => {
       ])
       expect(messages[4]?.content).toBe('hello again')
       expect(messages[6]?.content).toBe('first pasted line\nsecond pasted line')
-      // Ctrl-C ended it first; the first reason stays.
-      expect(sessions[0]?.endReason).toBe('interrupted')
+      // Ctrl-C ended it, --resume reopened it, and the resumed chat's exit is its end now.
+      expect(sessions[0]?.endReason).toBe('user_exit')
     })
   })
 })
