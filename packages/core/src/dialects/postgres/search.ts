@@ -2,11 +2,12 @@ import type { SqlValue, Statement } from '../../driver.ts'
 import { EXCERPT_CHARS } from '../../search/snippet.ts'
 import { type After, hitParts } from '../../store/search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
+import { SEARCH_CONFIG } from './schema/columns.ts'
 
 /**
  * Search on PostgreSQL: the same sanitised terms as on SQLite (query.ts writes each as a double-quoted
- * FTS5 string, `"…" *` for a prefix, joined by one of OR / AND), matched against the rows' `simple`
- * tsvectors through their GIN index and ranked by ts_rank_cd. A term becomes a tsquery through
+ * FTS5 string, `"…" *` for a prefix, joined by one of OR / AND), matched against the rows' SEARCH_CONFIG
+ * tsvectors (stemmed English, whole CJK words) through their GIN index and ranked by ts_rank_cd. A term becomes a tsquery through
  * PostgreSQL's own parser (phraseto_tsquery), the parser that made the vectors, so both split a term the
  * same way; the term's text is a bound parameter, so no user text is read as tsquery syntax.
  */
@@ -57,7 +58,9 @@ function tsquery(match: string): { sql: string; params: SqlValue[] } {
   if (terms.length === 0) return { sql: "''::tsquery", params: [] }
   return {
     sql: `(${terms
-      .map((t) => (t.prefix ? "to_tsquery('simple', ?)" : "phraseto_tsquery('simple', ?)"))
+      .map((t) =>
+        t.prefix ? `to_tsquery('${SEARCH_CONFIG}', ?)` : `phraseto_tsquery('${SEARCH_CONFIG}', ?)`,
+      )
       .join(operator === 'AND' ? ' && ' : ' || ')})`,
     params: terms.map((t) => (t.prefix ? prefixQuery(t.text) : t.text)),
   }

@@ -16,14 +16,22 @@ const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
 const INDEXED_CHARS = 262_144
 
 /**
- * The search vector of a row: its index text (the JavaScript CJK split) or its plain text, as `simple`
- * lexemes (no stemming, no stop-words, so a one-character Chinese word is a lexeme of its own). The split's
+ * The text search configuration of the vectors and the queries, made by migration 0004 in the store's
+ * schema: `simple` with its words stemmed by the Snowball English stemmer (as FTS5's porter tokenizer
+ * stems them on SQLite) and no stop-words, so a one- or two-character word (a, 我, 数据) is a lexeme of its
+ * own; the stemmer leaves words of two letters or fewer, and every CJK word, as they are.
+ */
+export const SEARCH_CONFIG = 'engram_search'
+
+/**
+ * The search vector of a row: its index text (the JavaScript CJK split) or its plain text, as
+ * SEARCH_CONFIG lexemes. The split's
  * U+200B marks become spaces first: whether the parser reads U+200B as a separator depends on the
  * server's C library (glibc does, PGlite's does not). Kept by PostgreSQL itself, so every writer agrees.
  */
 export const searchVector = (text: string) =>
   tsvector('search_vector').generatedAlwaysAs(
     sql.raw(
-      `to_tsvector('simple'::regconfig, replace(left(coalesce(search_text, ${text}, ''), ${INDEXED_CHARS}), chr(8203), ' '))`,
+      `to_tsvector('${SEARCH_CONFIG}'::regconfig, replace(left(coalesce(search_text, ${text}, ''), ${INDEXED_CHARS}), chr(8203), ' '))`,
     ),
   )
