@@ -88,17 +88,23 @@ export function pgHitQuery(
   const { table, time, filters, sort } = hitParts(kind, options, after)
   const query = tsquery(match)
   const text = kind === 'message' ? 'x.content' : 'x.summary'
+  // The row's own copy of its user (see ownerId) besides the session's: the index condition, so the GIN
+  // index over (user_id, search_vector) returns, and ts_rank_cd scores, only that user's rows.
+  const owner =
+    options.userId === undefined
+      ? { sql: '', params: [] }
+      : { sql: 'AND t.user_id = ?', params: [options.userId] }
   return {
     sql: `SELECT h.session_id, h.item_id, h.role, h.timestamp, h.source, h.score, NULL AS snippet,
         substr(coalesce(x.search_text, ${text}, ''), 1, ${EXCERPT_CHARS}) AS excerpt
       FROM (SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role,
           ${time} AS timestamp, s.source, ts_rank_cd(t.search_vector, ${query.sql}) AS score
         FROM ${table} t JOIN sessions s ON s.id = t.session_id
-        WHERE t.search_vector @@ ${query.sql} ${filters.where.map((w) => `AND ${w}`).join(' ')}
+        WHERE t.search_vector @@ ${query.sql} ${owner.sql} ${filters.where.map((w) => `AND ${w}`).join(' ')}
         ORDER BY ${ORDER[sort]} LIMIT ?) h
       JOIN ${table} x ON x.id = h.item_id
       ORDER BY ${ORDER[sort]}`,
-    params: [...query.params, ...query.params, ...filters.params, take],
+    params: [...query.params, ...query.params, ...owner.params, ...filters.params, take],
   }
 }
 

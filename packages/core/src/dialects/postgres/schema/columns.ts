@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { bigint, customType } from 'drizzle-orm/pg-core'
+import { bigint, customType, text } from 'drizzle-orm/pg-core'
 
 /** Milliseconds since the epoch and counters: past 2^31, read back as JavaScript numbers. */
 export const int = (name: string) => bigint(name, { mode: 'number' })
@@ -35,3 +35,10 @@ export const searchVector = (text: string) =>
       `to_tsvector('${SEARCH_CONFIG}'::regconfig, replace(left(coalesce(search_text, ${text}, ''), ${INDEXED_CHARS}), chr(8203), ' '))`,
     ),
   )
+
+/**
+ * The row's session's user, copied by trigger (migration 0005) so the search index can hold it: the GIN
+ * index over (user_id, search_vector) (btree_gin) answers a user-scoped search with that user's rows only.
+ * Kept by PostgreSQL itself on every insert and on a session's user changing; never written by the store.
+ */
+export const ownerId = () => text('user_id')
