@@ -108,11 +108,19 @@ export function pgHitQuery(
   }
 }
 
-/** Counts the messages holding a term, up to `cap` (the capped count message-tiers.ts splits terms by). */
-export function pgTermCount(fts: string, cap: number): Statement {
-  const query = tsquery(fts)
+/**
+ * Counts the messages holding each term, each up to `cap` (the capped counts message-tiers.ts splits terms
+ * by), in one statement: one round trip however many terms (column `n<i>` for term i).
+ */
+export function pgTermCounts(fts: readonly string[], cap: number): Statement {
+  const counts = fts.map((term) => ({ term, query: tsquery(term) }))
   return {
-    sql: `SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE search_vector @@ ${query.sql} LIMIT ?) hits`,
-    params: [...query.params, cap],
+    sql: `SELECT ${counts
+      .map(
+        ({ query }, i) =>
+          `(SELECT count(*) FROM (SELECT 1 FROM messages WHERE search_vector @@ ${query.sql} LIMIT ?) hits) AS n${i}`,
+      )
+      .join(', ')}`,
+    params: counts.flatMap(({ query }) => [...query.params, cap]),
   }
 }
