@@ -9,8 +9,8 @@ ALTER TEXT SEARCH CONFIGURATION engram_search
 -- A generated column's expression cannot be altered before PostgreSQL 17: the vectors are made again by
 -- dropping and adding the column (which drops its GIN index, made again below).
 ALTER TABLE "episodes" DROP COLUMN "search_vector";--> statement-breakpoint
-ALTER TABLE "episodes" ADD COLUMN "search_vector" "tsvector" GENERATED ALWAYS AS (to_tsvector('engram_search'::regconfig, replace(left(coalesce(search_text, summary, ''), 262144), chr(8203), ' '))) STORED;--> statement-breakpoint
+ALTER TABLE "episodes" ADD COLUMN "search_vector" "tsvector" GENERATED ALWAYS AS (to_tsvector('engram_search'::regconfig, translate(left(coalesce(search_text, summary, ''), 262144), chr(8203) || '/', '  '))) STORED;--> statement-breakpoint
 ALTER TABLE "messages" DROP COLUMN "search_vector";--> statement-breakpoint
-ALTER TABLE "messages" ADD COLUMN "search_vector" "tsvector" GENERATED ALWAYS AS (to_tsvector('engram_search'::regconfig, replace(left(coalesce(search_text, content, ''), 262144), chr(8203), ' '))) STORED;--> statement-breakpoint
+ALTER TABLE "messages" ADD COLUMN "search_vector" "tsvector" GENERATED ALWAYS AS (to_tsvector('engram_search'::regconfig, translate(left(coalesce(search_text, content, ''), 262144), chr(8203) || '/', '  '))) STORED;--> statement-breakpoint
 CREATE INDEX "episodes_search_idx" ON "episodes" USING gin ("search_vector");--> statement-breakpoint
 CREATE INDEX "messages_search_idx" ON "messages" USING gin ("search_vector");

@@ -2,7 +2,7 @@ import type { SqlValue, Statement } from '../../driver.ts'
 import { EXCERPT_CHARS } from '../../search/snippet.ts'
 import { type After, hitParts } from '../../store/search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
-import { SEARCH_CONFIG } from './schema/columns.ts'
+import { parserText, SEARCH_CONFIG } from './schema/columns.ts'
 
 /**
  * Search on PostgreSQL: the same sanitised terms as on SQLite (query.ts writes each as a double-quoted
@@ -43,10 +43,11 @@ function readMatch(match: string): { terms: Term[]; operator: 'OR' | 'AND' } {
   return { terms, operator }
 }
 
-// A prefix term: its words as quoted tsquery lexemes, the last one a prefix (`deploy*` → 'deploy':*).
+// A prefix term: its words as quoted tsquery lexemes, the last one a prefix (`deploy*` → 'deploy':*),
+// split where parserText splits a row's text.
 const prefixQuery = (text: string) =>
   text
-    .split(/\s+/)
+    .split(/[\s/\u200b]+/)
     .filter(Boolean)
     .map((word) => `'${word.replace(/['\\]/g, '\\$&')}'`)
     .join(' <-> ')
@@ -59,7 +60,9 @@ function tsquery(match: string): { sql: string; params: SqlValue[] } {
   return {
     sql: `(${terms
       .map((t) =>
-        t.prefix ? `to_tsquery('${SEARCH_CONFIG}', ?)` : `phraseto_tsquery('${SEARCH_CONFIG}', ?)`,
+        t.prefix
+          ? `to_tsquery('${SEARCH_CONFIG}', ?)`
+          : `phraseto_tsquery('${SEARCH_CONFIG}', ${parserText('?')})`,
       )
       .join(operator === 'AND' ? ' && ' : ' || ')})`,
     params: terms.map((t) => (t.prefix ? prefixQuery(t.text) : t.text)),

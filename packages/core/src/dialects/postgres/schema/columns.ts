@@ -24,15 +24,21 @@ const INDEXED_CHARS = 262_144
 export const SEARCH_CONFIG = 'engram_search'
 
 /**
+ * The text PostgreSQL's parser reads, a row's and a query term's alike: the CJK split's U+200B marks and
+ * `/` become spaces. Whether the parser reads U+200B as a separator depends on the server's C library
+ * (glibc does, PGlite's does not); a path (`src/parser.ts`) it would keep as one `file` token, which a
+ * query for part of it cannot match (FTS5 splits it into words).
+ */
+export const parserText = (expr: string) => `translate(${expr}, chr(8203) || '/', '  ')`
+
+/**
  * The search vector of a row: its index text (the JavaScript CJK split) or its plain text, as
- * SEARCH_CONFIG lexemes. The split's
- * U+200B marks become spaces first: whether the parser reads U+200B as a separator depends on the
- * server's C library (glibc does, PGlite's does not). Kept by PostgreSQL itself, so every writer agrees.
+ * SEARCH_CONFIG lexemes of its parserText. Kept by PostgreSQL itself, so every writer agrees.
  */
 export const searchVector = (text: string) =>
   tsvector('search_vector').generatedAlwaysAs(
     sql.raw(
-      `to_tsvector('${SEARCH_CONFIG}'::regconfig, replace(left(coalesce(search_text, ${text}, ''), ${INDEXED_CHARS}), chr(8203), ' '))`,
+      `to_tsvector('${SEARCH_CONFIG}'::regconfig, ${parserText(`left(coalesce(search_text, ${text}, ''), ${INDEXED_CHARS})`)})`,
     ),
   )
 
