@@ -13,6 +13,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
+import { SEARCH_CONFIG } from '../src/dialects/postgres/schema/columns.ts'
 import { openStore, type Store } from '../src/index.ts'
 import { encodeMessage, MESSAGE_COLUMNS } from '../src/store/message-codec.ts'
 import { startPostgres } from '../test/postgres-server.ts'
@@ -119,7 +120,7 @@ try {
       w3.raw.push(
         await time(() =>
           raw.query(
-            `SELECT id, ts_rank_cd(search_vector, q) AS score FROM messages, phraseto_tsquery('simple', $1) q
+            `SELECT id, ts_rank_cd(search_vector, q) AS score FROM messages, phraseto_tsquery('${SEARCH_CONFIG}', $1) q
              WHERE search_vector @@ q ORDER BY score DESC LIMIT 5`,
             [[...word].join(' ')],
           ),

@@ -1,7 +1,9 @@
 /**
  * Retrieval-quality harness for `store.search`.
  *
- *   npx tsx packages/core/eval/search-eval.ts [--json] [--driver=better-sqlite3|libsql] [--verbose]
+ *   npx tsx packages/core/eval/search-eval.ts [--json] [--driver=better-sqlite3|libsql] [--postgres] [--verbose]
+ *
+ * --postgres runs it on a throwaway PostgreSQL server (test/postgres-server.ts) instead of an SQLite file.
  *
  * Loads eval/search-dataset.json into a fresh store (temp folder, public API only), runs every query with
  * `limit: 10` and prints recall@5, recall@10 and MRR per language, per query kind/length bucket and overall.
@@ -35,6 +37,7 @@ const json = args.includes('--json')
 const verbose = args.includes('--verbose')
 const driverArg = args.find((a) => a.startsWith('--driver='))?.slice('--driver='.length)
 const driver = driverArg === 'libsql' || driverArg === 'better-sqlite3' ? driverArg : undefined
+const postgres = args.includes('--postgres')
 
 const here = dirname(fileURLToPath(import.meta.url))
 const data = JSON.parse(readFileSync(join(here, 'search-dataset.json'), 'utf8')) as Dataset
@@ -48,8 +51,14 @@ function bucketOf(q: Dataset['queries'][number]): string {
 async function main() {
   const started = performance.now()
   const dir = mkdtempSync(join(tmpdir(), 'engram-search-eval-'))
+  // imported only when asked for: it starts a server from the test helpers
+  const server = postgres ? await (await import('../test/postgres-server.ts')).startPostgres() : undefined
   const store = await openStore(
-    driver ? { url: join(dir, 'eval.db'), driver } : { url: join(dir, 'eval.db') },
+    server
+      ? { url: server.url, schema: 'search_eval' }
+      : driver
+        ? { url: join(dir, 'eval.db'), driver }
+        : { url: join(dir, 'eval.db') },
   )
   const keyById = new Map<number, string>()
   const results: QueryResult[] = []
@@ -91,6 +100,7 @@ async function main() {
     queryMs = performance.now() - t0
   } finally {
     await store.close()
+    server?.stop()
     rmSync(dir, { recursive: true, force: true })
   }
 
@@ -119,7 +129,7 @@ async function main() {
 
   if (json) {
     const out = {
-      driver: driver ?? 'default',
+      driver: postgres ? 'postgres' : (driver ?? 'default'),
       messages,
       queries: results.length,
       timings: { loadMs, queryMs, totalMs: performance.now() - started },
@@ -130,7 +140,9 @@ async function main() {
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`)
   } else {
     const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7)
-    console.log(`search eval: ${messages} messages, ${results.length} queries, driver ${driver ?? 'default'}`)
+    console.log(
+      `search eval: ${messages} messages, ${results.length} queries, driver ${postgres ? 'postgres' : (driver ?? 'default')}`,
+    )
     console.log(
       `${'group'.padEnd(30)} ${'n'.padStart(4)} ${'R@5'.padStart(7)} ${'R@10'.padStart(7)} ${'MRR'.padStart(7)}`,
     )

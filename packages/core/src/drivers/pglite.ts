@@ -1,4 +1,5 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite'
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin'
 import { numberPlaceholders } from '../dialects/postgres/placeholders.ts'
 import { NUMBER_TYPE_OIDS, sessionSettings } from '../dialects/postgres/types.ts'
 import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
@@ -6,7 +7,9 @@ import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
 export interface PgliteDriverOptions {
   /**
    * A PGlite database folder, `memory://` (the default) or an instance you made: a shared instance stays
-   * open when the driver closes, so several stores (each in its own `schema`) can use one.
+   * open when the driver closes, so several stores (each in its own `schema`) can use one. Make yours with
+   * `extensions: { btree_gin }` (`@electric-sql/pglite/contrib/btree_gin`) for the user-scoped search
+   * index; without it, a user's search filters after the index (migration 0005).
    */
   database?: string | PGlite
   /** The schema the store's tables live in (default `public`). */
@@ -29,7 +32,7 @@ export function pgliteDriver(options: PgliteDriverOptions = {}): StorageDriver {
   const db =
     options.database instanceof PGlite
       ? options.database
-      : new PGlite(options.database ?? 'memory://', { parsers })
+      : new PGlite(options.database ?? 'memory://', { parsers, extensions: { btree_gin } })
   const settings = sessionSettings(options.schema ?? 'public', options.statementTimeoutMs)
   settings.push(`SET default_transaction_read_only = ${options.readonly ? 'on' : 'off'}`)
   const setup = settings.join('; ')

@@ -32,12 +32,19 @@ export interface ContractCapabilities {
   sqliteFile: boolean
   /** Text keeps the NUL character (PostgreSQL's text type cannot hold it; such a write is refused). */
   nulInText: boolean
-  /** English words are stemmed and diacritics folded (FTS5 porter unicode61; PostgreSQL `simple` does neither). */
+  /** English words are stemmed (FTS5 porter; PostgreSQL's Snowball English stemmer). */
   stemming: boolean
+  /** Diacritics are folded (FTS5 unicode61; PostgreSQL's unaccent is missing from PGlite, so it is not used). */
+  foldsDiacritics: boolean
 }
 
 /** SQLite's capabilities: all of them. */
-export const SQLITE_CAPABILITIES: ContractCapabilities = { sqliteFile: true, nulInText: true, stemming: true }
+export const SQLITE_CAPABILITIES: ContractCapabilities = {
+  sqliteFile: true,
+  nulInText: true,
+  stemming: true,
+  foldsDiacritics: true,
+}
 
 /** What each suite of the contract gets: a temp folder, and stores opened through the driver factory. */
 export interface Harness {

@@ -21,7 +21,7 @@ export type { ContractCapabilities, DriverFactory } from './harness.ts'
 export const POSTGRES_CAPABILITIES: Partial<ContractCapabilities> = {
   sqliteFile: false,
   nulInText: false,
-  stemming: false,
+  foldsDiacritics: false,
 }
 
 /**

@@ -2,11 +2,12 @@ import type { SqlValue, Statement } from '../../driver.ts'
 import { EXCERPT_CHARS } from '../../search/snippet.ts'
 import { type After, hitParts } from '../../store/search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
+import { parserText, SEARCH_CONFIG } from './schema/columns.ts'
 
 /**
  * Search on PostgreSQL: the same sanitised terms as on SQLite (query.ts writes each as a double-quoted
- * FTS5 string, `"…" *` for a prefix, joined by one of OR / AND), matched against the rows' `simple`
- * tsvectors through their GIN index and ranked by ts_rank_cd. A term becomes a tsquery through
+ * FTS5 string, `"…" *` for a prefix, joined by one of OR / AND), matched against the rows' SEARCH_CONFIG
+ * tsvectors (stemmed English, whole CJK words) through their GIN index and ranked by ts_rank_cd. A term becomes a tsquery through
  * PostgreSQL's own parser (phraseto_tsquery), the parser that made the vectors, so both split a term the
  * same way; the term's text is a bound parameter, so no user text is read as tsquery syntax.
  */
@@ -42,10 +43,11 @@ function readMatch(match: string): { terms: Term[]; operator: 'OR' | 'AND' } {
   return { terms, operator }
 }
 
-// A prefix term: its words as quoted tsquery lexemes, the last one a prefix (`deploy*` → 'deploy':*).
+// A prefix term: its words as quoted tsquery lexemes, the last one a prefix (`deploy*` → 'deploy':*),
+// split where parserText splits a row's text.
 const prefixQuery = (text: string) =>
   text
-    .split(/\s+/)
+    .split(/[\s/\u200b]+/)
     .filter(Boolean)
     .map((word) => `'${word.replace(/['\\]/g, '\\$&')}'`)
     .join(' <-> ')
@@ -57,7 +59,11 @@ function tsquery(match: string): { sql: string; params: SqlValue[] } {
   if (terms.length === 0) return { sql: "''::tsquery", params: [] }
   return {
     sql: `(${terms
-      .map((t) => (t.prefix ? "to_tsquery('simple', ?)" : "phraseto_tsquery('simple', ?)"))
+      .map((t) =>
+        t.prefix
+          ? `to_tsquery('${SEARCH_CONFIG}', ?)`
+          : `phraseto_tsquery('${SEARCH_CONFIG}', ${parserText('?')})`,
+      )
       .join(operator === 'AND' ? ' && ' : ' || ')})`,
     params: terms.map((t) => (t.prefix ? prefixQuery(t.text) : t.text)),
   }
@@ -85,25 +91,39 @@ export function pgHitQuery(
   const { table, time, filters, sort } = hitParts(kind, options, after)
   const query = tsquery(match)
   const text = kind === 'message' ? 'x.content' : 'x.summary'
+  // The row's own copy of its user (see ownerId) besides the session's: the index condition, so the GIN
+  // index over (user_id, search_vector) returns, and ts_rank_cd scores, only that user's rows.
+  const owner =
+    options.userId === undefined
+      ? { sql: '', params: [] }
+      : { sql: 'AND t.user_id = ?', params: [options.userId] }
   return {
     sql: `SELECT h.session_id, h.item_id, h.role, h.timestamp, h.source, h.score, NULL AS snippet,
         substr(coalesce(x.search_text, ${text}, ''), 1, ${EXCERPT_CHARS}) AS excerpt
       FROM (SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role,
           ${time} AS timestamp, s.source, ts_rank_cd(t.search_vector, ${query.sql}) AS score
         FROM ${table} t JOIN sessions s ON s.id = t.session_id
-        WHERE t.search_vector @@ ${query.sql} ${filters.where.map((w) => `AND ${w}`).join(' ')}
+        WHERE t.search_vector @@ ${query.sql} ${owner.sql} ${filters.where.map((w) => `AND ${w}`).join(' ')}
         ORDER BY ${ORDER[sort]} LIMIT ?) h
       JOIN ${table} x ON x.id = h.item_id
       ORDER BY ${ORDER[sort]}`,
-    params: [...query.params, ...query.params, ...filters.params, take],
+    params: [...query.params, ...query.params, ...owner.params, ...filters.params, take],
   }
 }
 
-/** Counts the messages holding a term, up to `cap` (the capped count message-tiers.ts splits terms by). */
-export function pgTermCount(fts: string, cap: number): Statement {
-  const query = tsquery(fts)
+/**
+ * Counts the messages holding each term, each up to `cap` (the capped counts message-tiers.ts splits terms
+ * by), in one statement: one round trip however many terms (column `n<i>` for term i).
+ */
+export function pgTermCounts(fts: readonly string[], cap: number): Statement {
+  const counts = fts.map((term) => ({ term, query: tsquery(term) }))
   return {
-    sql: `SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE search_vector @@ ${query.sql} LIMIT ?) hits`,
-    params: [...query.params, cap],
+    sql: `SELECT ${counts
+      .map(
+        ({ query }, i) =>
+          `(SELECT count(*) FROM (SELECT 1 FROM messages WHERE search_vector @@ ${query.sql} LIMIT ?) hits) AS n${i}`,
+      )
+      .join(', ')}`,
+    params: counts.flatMap(({ query }) => [...query.params, cap]),
   }
 }

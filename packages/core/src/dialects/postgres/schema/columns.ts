@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { bigint, customType } from 'drizzle-orm/pg-core'
+import { bigint, customType, text } from 'drizzle-orm/pg-core'
 
 /** Milliseconds since the epoch and counters: past 2^31, read back as JavaScript numbers. */
 export const int = (name: string) => bigint(name, { mode: 'number' })
@@ -16,14 +16,35 @@ const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
 const INDEXED_CHARS = 262_144
 
 /**
- * The search vector of a row: its index text (the JavaScript CJK split) or its plain text, as `simple`
- * lexemes (no stemming, no stop-words, so a one-character Chinese word is a lexeme of its own). The split's
- * U+200B marks become spaces first: whether the parser reads U+200B as a separator depends on the
- * server's C library (glibc does, PGlite's does not). Kept by PostgreSQL itself, so every writer agrees.
+ * The text search configuration of the vectors and the queries, made by migration 0004 in the store's
+ * schema: `simple` with its words stemmed by the Snowball English stemmer (as FTS5's porter tokenizer
+ * stems them on SQLite) and no stop-words, so a one- or two-character word (a, 我, 数据) is a lexeme of its
+ * own; the stemmer leaves words of two letters or fewer, and every CJK word, as they are.
+ */
+export const SEARCH_CONFIG = 'engram_search'
+
+/**
+ * The text PostgreSQL's parser reads, a row's and a query term's alike: the CJK split's U+200B marks and
+ * `/` become spaces. Whether the parser reads U+200B as a separator depends on the server's C library
+ * (glibc does, PGlite's does not); a path (`src/parser.ts`) it would keep as one `file` token, which a
+ * query for part of it cannot match (FTS5 splits it into words).
+ */
+export const parserText = (expr: string) => `translate(${expr}, chr(8203) || '/', '  ')`
+
+/**
+ * The search vector of a row: its index text (the JavaScript CJK split) or its plain text, as
+ * SEARCH_CONFIG lexemes of its parserText. Kept by PostgreSQL itself, so every writer agrees.
  */
 export const searchVector = (text: string) =>
   tsvector('search_vector').generatedAlwaysAs(
     sql.raw(
-      `to_tsvector('simple'::regconfig, replace(left(coalesce(search_text, ${text}, ''), ${INDEXED_CHARS}), chr(8203), ' '))`,
+      `to_tsvector('${SEARCH_CONFIG}'::regconfig, ${parserText(`left(coalesce(search_text, ${text}, ''), ${INDEXED_CHARS})`)})`,
     ),
   )
+
+/**
+ * The row's session's user, copied by trigger (migration 0005) so the search index can hold it: the GIN
+ * index over (user_id, search_vector) (btree_gin) answers a user-scoped search with that user's rows only.
+ * Kept by PostgreSQL itself on every insert and on a session's user changing; never written by the store.
+ */
+export const ownerId = () => text('user_id')

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { check, index, pgTable, text } from 'drizzle-orm/pg-core'
-import { int, rowId, searchVector } from './columns.ts'
+import { int, ownerId, rowId, searchVector } from './columns.ts'
 import { sessions } from './sessions.ts'
 
 export const episodes = pgTable(
@@ -20,12 +20,13 @@ export const episodes = pgTable(
     firstMessageId: int('first_message_id'),
     lastMessageId: int('last_message_id'),
     searchText: text('search_text'),
+    userId: ownerId(),
     searchVector: searchVector('summary'),
   },
   (t) => [
     index('episodes_session_idx').on(t.sessionId),
     index('episodes_eviction_idx').on(t.importance, t.lastHitAt),
-    index('episodes_search_idx').using('gin', t.searchVector),
+    index('episodes_search_idx').using('gin', t.userId, t.searchVector),
     check('episodes_importance_check', sql`${t.importance} BETWEEN 0 AND 10`),
   ],
 )

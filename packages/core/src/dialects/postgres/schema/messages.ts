@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { check, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
-import { int, rowId, searchVector } from './columns.ts'
+import { int, ownerId, rowId, searchVector } from './columns.ts'
 import { sessions } from './sessions.ts'
 
 export const messages = pgTable(
@@ -21,11 +21,12 @@ export const messages = pgTable(
     searchText: text('search_text'),
     /** The writer's own id for the message (an MCP client's message id), unique in its session; null when none. */
     ref: text('ref'),
+    userId: ownerId(),
     searchVector: searchVector('content'),
   },
   (t) => [
     index('messages_session_idx').on(t.sessionId, t.id),
-    index('messages_search_idx').using('gin', t.searchVector),
+    index('messages_search_idx').using('gin', t.userId, t.searchVector),
     uniqueIndex('messages_session_ref_idx').on(t.sessionId, t.ref),
     check('messages_role_check', sql`${t.role} IN ('system', 'user', 'assistant', 'tool')`),
   ],
