@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'drizzle-orm'
-import { openStore } from '../src/index.ts'
+import { openStore, type Store } from '../src/index.ts'
 import { RANK_FEATURES, type RankFeatures } from '../src/search/rank.ts'
 import type { EvaluationSearchOptions } from '../src/store/search.ts'
 import { WINDOW_IDLE_MS } from '../src/store/window-index.ts'
@@ -64,7 +64,6 @@ export function summarize(group: string, rs: readonly QuestionResult[]): Summary
   }
 }
 
-/** Loads the dataset into a new store in a temp folder and answers every question; removes the folder. */
 /**
  * When the conversation windows are indexed (store/window-index.ts): `as-used` leaves it to the store
  * (idle batches may run while the questions are asked), `indexed` indexes every window before the first
@@ -72,6 +71,64 @@ export function summarize(group: string, rs: readonly QuestionResult[]): Summary
  */
 export type WindowMode = 'as-used' | 'indexed' | 'query-time'
 
+/** Writes every conversation into the store (one session each, messages in one batch); message id → key. */
+export async function loadConversations(
+  store: Store,
+  data: ConversationDataset,
+): Promise<Map<number, string>> {
+  const keyById = new Map<number, string>()
+  for (const c of data.conversations) {
+    for (const s of c.sessions) {
+      const session = await store.createSession({ source: 'chat', userId: c.key, title: s.key })
+      const stored = await store.appendMessages(
+        session.id,
+        s.messages.map((m) => ({ role: m.role, name: m.name, content: m.content, timestamp: m.timestamp })),
+      )
+      for (const [i, m] of stored.entries()) keyById.set(m.id, s.messages[i]?.key as string)
+    }
+  }
+  return keyById
+}
+
+/** Asks every question as written, under its conversation's user at the time it is asked, and scores the hits. */
+export async function askQuestions(
+  store: Store,
+  data: ConversationDataset,
+  keyById: ReadonlyMap<number, string>,
+  ranking?: Partial<RankFeatures>,
+): Promise<QuestionResult[]> {
+  const results: QuestionResult[] = []
+  const split = new Map(data.conversations.map((c) => [c.key, c.split]))
+  for (const q of data.questions) {
+    const started = performance.now()
+    const options: EvaluationSearchOptions = {
+      userId: q.conversation,
+      limit: K[K.length - 1],
+      includeEpisodes: false,
+      now: q.askedAt,
+      ...(ranking ? { ranking } : {}),
+    }
+    const hits = await store.search(q.question, options)
+    const ms = performance.now() - started
+    const found = hits.flatMap((h) =>
+      h.kind === 'message' ? [keyById.get(h.messageId) ?? `?${h.messageId}`] : [],
+    )
+    const answers = new Set(q.answers)
+    const at = (k: number) => found.slice(0, k).filter((key) => answers.has(key)).length / answers.size
+    const first = found.findIndex((key) => answers.has(key))
+    results.push({
+      question: q,
+      split: split.get(q.conversation) ?? 'tune',
+      found,
+      recall: { 5: at(5), 10: at(10), 25: at(25) },
+      rr: first < 0 ? 0 : 1 / (first + 1),
+      ms,
+    })
+  }
+  return results
+}
+
+/** Loads the dataset into a new SQLite store in a temp folder and answers every question; removes the folder. */
 export async function runConversationEval(
   data: ConversationDataset,
   driver?: 'better-sqlite3' | 'libsql',
@@ -81,20 +138,9 @@ export async function runConversationEval(
   const dir = mkdtempSync(join(tmpdir(), 'engram-conversation-eval-'))
   const url = join(dir, 'eval.db')
   const store = await openStore(driver ? { url, driver } : { url })
-  const keyById = new Map<number, string>()
-  const results: QuestionResult[] = []
   try {
     const t0 = performance.now()
-    for (const c of data.conversations) {
-      for (const s of c.sessions) {
-        const session = await store.createSession({ source: 'chat', userId: c.key, title: s.key })
-        const stored = await store.appendMessages(
-          session.id,
-          s.messages.map((m) => ({ role: m.role, name: m.name, content: m.content, timestamp: m.timestamp })),
-        )
-        for (const [i, m] of stored.entries()) keyById.set(m.id, s.messages[i]?.key as string)
-      }
-    }
+    const keyById = await loadConversations(store, data)
     const loadMs = performance.now() - t0
     if (windows === 'indexed') await store.rebuildSearchIndex()
     if (windows === 'query-time') {
@@ -102,34 +148,7 @@ export async function runConversationEval(
       await store.db.run(sql`INSERT INTO message_windows_fts (message_windows_fts) VALUES ('delete-all')`)
       await store.db.run(sql`DELETE FROM window_marks`)
     }
-    const split = new Map(data.conversations.map((c) => [c.key, c.split]))
-    for (const q of data.questions) {
-      const started = performance.now()
-      const options: EvaluationSearchOptions = {
-        userId: q.conversation,
-        limit: K[K.length - 1],
-        includeEpisodes: false,
-        now: q.askedAt,
-        ...(ranking ? { ranking } : {}),
-      }
-      const hits = await store.search(q.question, options)
-      const ms = performance.now() - started
-      const found = hits.flatMap((h) =>
-        h.kind === 'message' ? [keyById.get(h.messageId) ?? `?${h.messageId}`] : [],
-      )
-      const answers = new Set(q.answers)
-      const at = (k: number) => found.slice(0, k).filter((key) => answers.has(key)).length / answers.size
-      const first = found.findIndex((key) => answers.has(key))
-      results.push({
-        question: q,
-        split: split.get(q.conversation) ?? 'tune',
-        found,
-        recall: { 5: at(5), 10: at(10), 25: at(25) },
-        rr: first < 0 ? 0 : 1 / (first + 1),
-        ms,
-      })
-    }
-    return { results, loadMs }
+    return { results: await askQuestions(store, data, keyById, ranking), loadMs }
   } finally {
     await store.close()
     rmSync(dir, { recursive: true, force: true })
