@@ -2,12 +2,12 @@
  * Running a search's halves in the store's dialect, and the tiers of a multi-word search. Apart from
  * search-sql.ts so that the PostgreSQL dialect can share that leaf without an import cycle.
  */
-import { pgHitQuery } from '../dialects/postgres/search.ts'
+import { pgHitQuery, pgSearchQuery } from '../dialects/postgres/search.ts'
 import type { Statement } from '../driver.ts'
 import { joinTerms, type SearchTerm } from '../search/query.ts'
 import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
-import { messageTiers } from './message-tiers.ts'
+import { messageTiers, type TermTier } from './message-tiers.ts'
 import { recencyRanked } from './recency-tiers.ts'
 import { type After, type HitRow, hitQuery } from './search-sql.ts'
 
@@ -33,17 +33,23 @@ export async function tieredRows(
       'Searching messages',
     )
   }
+  return gather(await messageTiers(ctx, terms), take, (tier) =>
+    ctx.dialect === 'postgres'
+      ? ctx.read<HitRow>(hitStatement(ctx, 'message', tier.match, options, take), 'Searching messages')
+      : recencyRanked(ctx, tier.terms, tier.match, options, take),
+  )
+}
+
+/** The rows of the tiers in order, each item once, reading tier after tier until `take` are found. */
+async function gather(
+  tiers: readonly TermTier[],
+  take: number,
+  read: (tier: TermTier, index: number) => Promise<HitRow[]>,
+): Promise<HitRow[]> {
   const rows: HitRow[] = []
   const seen = new Set<number>()
-  for (const tier of await messageTiers(ctx, terms)) {
-    const found =
-      ctx.dialect === 'postgres'
-        ? await ctx.read<HitRow>(
-            hitStatement(ctx, 'message', tier.match, options, take),
-            'Searching messages',
-          )
-        : await recencyRanked(ctx, tier.terms, tier.match, options, take)
-    for (const row of found) {
+  for (const [index, tier] of tiers.entries()) {
+    for (const row of await read(tier, index)) {
       if (!seen.has(row.item_id)) {
         seen.add(row.item_id)
         rows.push(row)
@@ -52,4 +58,37 @@ export async function tieredRows(
     if (rows.length >= take) break
   }
   return rows
+}
+
+/**
+ * The episode and message rows of a keyword search on PostgreSQL: what findHits reads on SQLite as the
+ * episodes half and then tieredRows, with the episodes half (when `withEpisodes`) run in one statement
+ * with the first message tier (pgSearchQuery), so a one-word search is one round trip. A later tier, read
+ * only when the first falls short, is a statement of its own, as in tieredRows.
+ */
+export async function pgKeywordRows(
+  ctx: StoreContext,
+  terms: readonly SearchTerm[],
+  options: SearchOptions,
+  take: number,
+  withEpisodes: boolean,
+  after?: After,
+): Promise<{ episodes: HitRow[]; messages: HitRow[] }> {
+  const match = joinTerms(terms, 'OR')
+  // time order pages by keyset over the plain OR; relevance (never paged by keyset) ranks by tiers
+  const relevance = (options.sort ?? 'relevance') === 'relevance'
+  const tiers = relevance ? await messageTiers(ctx, terms) : [{ terms, match }]
+  let episodes: HitRow[] = []
+  const messages = await gather(tiers, take, async (tier, index) => {
+    if (index > 0 || !withEpisodes) {
+      return ctx.read<HitRow>(pgHitQuery('message', tier.match, options, take, after), 'Searching messages')
+    }
+    const rows = await ctx.read<HitRow & { kind: 'episode' | 'message' }>(
+      pgSearchQuery(match, tier.match, options, take, after),
+      'Searching',
+    )
+    episodes = rows.filter((row) => row.kind === 'episode')
+    return rows.filter((row) => row.kind === 'message')
+  })
+  return { episodes, messages }
 }

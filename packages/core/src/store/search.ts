@@ -12,7 +12,7 @@ import type { StoreContext } from './context.ts'
 import { conversationSearch } from './conversation-search.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { countEpisodeHits } from './episodes.ts'
-import { hitStatement, tieredRows } from './search-rows.ts'
+import { hitStatement, pgKeywordRows, tieredRows } from './search-rows.ts'
 import { type After, excerptQuery, type HitRow } from './search-sql.ts'
 
 /**
@@ -90,12 +90,22 @@ async function findHits(
   const match = joinTerms(terms, 'OR')
   const take = offset + limit
   const withEpisodes = options.includeEpisodes && options.role === undefined && terms.length > 0
-  const episodeRows = withEpisodes
-    ? await ctx.read<HitRow>(hitStatement(ctx, 'episode', match, options, take, after), 'Searching episodes')
-    : []
-  const messageRows = question
-    ? await conversationSearch(ctx, text, options, take, { ...ALL_RANK_FEATURES, ...options.ranking })
-    : await tieredRows(ctx, terms, options, take, after)
+  // on PostgreSQL a keyword search's halves are one statement (a round trip costs there about what a
+  // half does); on SQLite each half is its own in-process query, episodes first
+  const { episodes: episodeRows, messages: messageRows } =
+    ctx.dialect === 'postgres' && !question
+      ? await pgKeywordRows(ctx, terms, options, take, withEpisodes, after)
+      : {
+          episodes: withEpisodes
+            ? await ctx.read<HitRow>(
+                hitStatement(ctx, 'episode', match, options, take, after),
+                'Searching episodes',
+              )
+            : [],
+          messages: question
+            ? await conversationSearch(ctx, text, options, take, { ...ALL_RANK_FEATURES, ...options.ranking })
+            : await tieredRows(ctx, terms, options, take, after),
+        }
   // only the rows returned are snippeted
   const shownEpisodes = episodeRows.slice(offset, take)
   const shownMessages = messageRows.slice(
