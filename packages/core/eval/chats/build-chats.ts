@@ -12,10 +12,11 @@
  * the 'tune' half, odd-numbered ones 'heldout'.
  */
 import { fileURLToPath } from 'node:url'
-import type {
-  ConversationDataset,
-  ConversationMessage,
-  ConversationQuestion,
+import {
+  type ConversationDataset,
+  type ConversationQuestion,
+  type SessionLine,
+  sessionMessages,
 } from '../conversations/dataset.ts'
 import { CHAT_CLOSERS, CHAT_EVENTS, CHAT_FILLER, CHAT_NAMES, CHAT_OPENERS, type ChatLine } from './events.ts'
 
@@ -47,23 +48,16 @@ type Values = Record<string, string>
 const fill = (text: string, values: Values) =>
   text.replace(/\{(\w+)\}/g, (all, k: string) => values[k] ?? all)
 
-interface Line {
-  speaker: 0 | 1
-  text: string
-  /** The event whose answer this turn holds. */
-  answerOf?: number
-}
-
 function buildChat(index: number, names: readonly [string, string], r: ReturnType<typeof random>) {
   const key = `chat-c${String(index + 1).padStart(2, '0')}`
-  const blocks: Line[][][] = Array.from({ length: SESSIONS }, () => [])
+  const blocks: SessionLine[][][] = Array.from({ length: SESSIONS }, () => [])
   const events = r.shuffle([...CHAT_EVENTS.keys()]).slice(0, EVENTS)
   const told = events.map((e, f) => {
     const event = CHAT_EVENTS[e] as (typeof CHAT_EVENTS)[number]
     const owner = r.int(0, 1) as 0 | 1
     const values: Values = { A: names[owner], B: names[1 - owner] as string }
     for (const [k, v] of Object.entries(event.slots)) values[k] = r.pick(v)
-    const line = (l: ChatLine): Line => ({
+    const line = (l: ChatLine): SessionLine => ({
       speaker: l.by === 'owner' ? owner : ((1 - owner) as 0 | 1),
       text: fill(l.text, values),
       ...(l.answer ? { answerOf: f } : {}),
@@ -90,27 +84,21 @@ function buildChat(index: number, names: readonly [string, string], r: ReturnTyp
       sessionBlocks.push([{ speaker: (n % 2) as 0 | 1, text: r.pick(CHAT_FILLER) }])
     const opener = r.int(0, 1) as 0 | 1
     const values = { B: names[1 - opener] as string }
-    const lines: Line[] = [
+    const lines: SessionLine[] = [
       { speaker: opener, text: fill(r.pick(CHAT_OPENERS), values) },
       ...r.shuffle(sessionBlocks).flat(),
       { speaker: opener, text: r.pick(CHAT_CLOSERS) },
     ]
     day += r.int(3, 21) * DAY
-    let time = day + r.int(9, 20) * 3_600_000
-    const messages: ConversationMessage[] = lines.map((line, m) => {
-      time += r.int(20, 120) * 1000
-      const message: ConversationMessage = {
-        key: `${key}-s${s + 1}-m${m + 1}`,
-        name: names[line.speaker],
-        role: line.speaker === 0 ? 'user' : 'assistant',
-        content: line.text,
-        timestamp: time,
-      }
-      if (line.answerOf !== undefined)
-        answers.set(line.answerOf, [...(answers.get(line.answerOf) ?? []), message.key])
-      return message
-    })
-    last = time
+    const messages = sessionMessages(
+      `${key}-s${s + 1}`,
+      lines,
+      names,
+      day + r.int(9, 20) * 3_600_000,
+      () => r.int(20, 120) * 1000,
+      answers,
+    )
+    last = messages.at(-1)?.timestamp ?? last
     sessions.push({ key: `${key}-s${s + 1}`, messages })
   })
 

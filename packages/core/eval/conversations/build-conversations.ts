@@ -10,13 +10,14 @@
  */
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import type {
-  Conversation,
-  ConversationDataset,
-  ConversationLang,
-  ConversationMessage,
-  ConversationQuestion,
-  QuestionKind,
+import {
+  type Conversation,
+  type ConversationDataset,
+  type ConversationLang,
+  type ConversationQuestion,
+  type QuestionKind,
+  type SessionLine,
+  sessionMessages,
 } from './dataset.ts'
 import type { FactTemplate, SmallTalk } from './templates.ts'
 import { EN_FACTS, EN_NAMES, EN_SMALL_TALK } from './templates-en.ts'
@@ -79,13 +80,6 @@ type Values = Record<string, string>
 const fill = (text: string, values: Values) =>
   text.replace(/\{(\w+)\}/g, (all, k: string) => values[k] ?? all)
 
-/** A line waiting for its session: who says it and, for answers, the fact (and part) it belongs to. */
-interface Line {
-  speaker: 0 | 1
-  text: string
-  answerOf?: number
-}
-
 function smallTalkLine(talk: SmallTalk, text: string): string {
   const values: Values = {}
   for (const [k, v] of Object.entries(talk.slots)) values[k] = pick(v)
@@ -96,7 +90,7 @@ function buildConversation(index: number, lang: ConversationLang, names: [string
   const key = `${lang}-c${String(index + 1).padStart(2, '0')}`
   const facts = lang === 'en' ? EN_FACTS : ZH_FACTS
   const talk = lang === 'en' ? EN_SMALL_TALK : ZH_SMALL_TALK
-  const blocks: Line[][][] = Array.from({ length: SESSIONS }, () => [])
+  const blocks: SessionLine[][][] = Array.from({ length: SESSIONS }, () => [])
   const chosen: { template: FactTemplate; owner: 0 | 1; values: Values; sessions: number[] }[] = []
   for (const [kind, count] of Object.entries(FACTS_PER_KIND) as [QuestionKind, number][]) {
     const pool = shuffle(facts.filter((f) => f.kind === kind))
@@ -111,7 +105,7 @@ function buildConversation(index: number, lang: ConversationLang, names: [string
   }
   chosen.forEach(({ template: t, owner, values, sessions }, f) => {
     const other = (1 - owner) as 0 | 1
-    const block: Line[] = []
+    const block: SessionLine[] = []
     if (t.lead) block.push({ speaker: other, text: fill(t.lead, values) })
     block.push({ speaker: owner, text: fill(t.say, values), answerOf: f })
     if (t.follow) block.push({ speaker: other, text: fill(t.follow, values) })
@@ -139,27 +133,21 @@ function buildConversation(index: number, lang: ConversationLang, names: [string
     for (let n = int(16, 26); n > 0; n--)
       sessionBlocks.push([{ speaker: (n % 2) as 0 | 1, text: smallTalkLine(talk, pick(talk.lines)) }])
     const opener = int(0, 1) as 0 | 1
-    const lines: Line[] = [
+    const lines: SessionLine[] = [
       { speaker: opener, text: pick(talk.openers) },
       ...shuffle(sessionBlocks).flat(),
       { speaker: opener, text: pick(talk.closers) },
     ]
     day += int(2, 8) * DAY
-    let time = day + int(17, 21) * 3_600_000 + int(0, 59) * 60_000
-    const messages: ConversationMessage[] = lines.map((line, m) => {
-      time += int(40, 240) * 1000
-      const message: ConversationMessage = {
-        key: `${key}-s${s + 1}-m${m + 1}`,
-        name: names[line.speaker],
-        role: line.speaker === 0 ? 'user' : 'assistant',
-        content: line.text,
-        timestamp: time,
-      }
-      if (line.answerOf !== undefined)
-        answers.set(line.answerOf, [...(answers.get(line.answerOf) ?? []), message.key])
-      return message
-    })
-    last = time
+    const messages = sessionMessages(
+      `${key}-s${s + 1}`,
+      lines,
+      names,
+      day + int(17, 21) * 3_600_000 + int(0, 59) * 60_000,
+      () => int(40, 240) * 1000,
+      answers,
+    )
+    last = messages.at(-1)?.timestamp ?? last
     sessionsOut.push({ key: `${key}-s${s + 1}`, messages })
   })
 

@@ -59,3 +59,39 @@ export interface ConversationDataset {
   conversations: Conversation[]
   questions: ConversationQuestion[]
 }
+
+/** A line of a session before it is timed: who says it and, for an answer, the fact it belongs to. */
+export interface SessionLine {
+  speaker: 0 | 1
+  text: string
+  /** The fact (or event) whose answer this line holds. */
+  answerOf?: number
+}
+
+/**
+ * A session's lines as timed messages (keys `<session>-m<n>`, speaker 0 the user), each `gap()` ms after
+ * the one before from `start`, and the keys of each fact's answers added to `answers`.
+ */
+export function sessionMessages(
+  session: string,
+  lines: readonly SessionLine[],
+  names: readonly [string, string],
+  start: number,
+  gap: () => number,
+  answers: Map<number, string[]>,
+): ConversationMessage[] {
+  let time = start
+  return lines.map((line, m) => {
+    time += gap()
+    const message: ConversationMessage = {
+      key: `${session}-m${m + 1}`,
+      name: names[line.speaker],
+      role: line.speaker === 0 ? 'user' : 'assistant',
+      content: line.text,
+      timestamp: time,
+    }
+    if (line.answerOf !== undefined)
+      answers.set(line.answerOf, [...(answers.get(line.answerOf) ?? []), message.key])
+    return message
+  })
+}
