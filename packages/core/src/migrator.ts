@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import type { StorageDriver } from './driver.ts'
 import { EngramError } from './errors.ts'
+import type { SchemaMigrations } from './types.ts'
 
 /**
  * The migrations shipped with this package: `dist/drizzle/` next to the built code (the build copies it),
@@ -16,28 +17,17 @@ export const DEFAULT_MIGRATIONS_FOLDER = ['./drizzle', '../../../drizzle']
 // drizzle-kit's own bookkeeping table, so `drizzle-kit migrate` and this migrator agree on what ran.
 export const MIGRATIONS_TABLE = '__drizzle_migrations'
 
-/**
- * How many migrations the database has recorded: 0 before the first (no history table yet). A database
- * whose history cannot be read at all fails in the migration that follows, with its own error.
- */
-export async function appliedMigrations(driver: StorageDriver): Promise<number> {
-  try {
-    const { rows } = await driver.execute<{ n: number | string }>({
-      sql: `SELECT count(*) AS n FROM "${MIGRATIONS_TABLE}"`,
-    })
-    return Number(rows[0]?.n ?? 0)
-  } catch {
-    return 0
-  }
-}
-
 type Migration = ReturnType<typeof readMigrationFiles>[number]
 
 // libSQL servers refuse a PRAGMA that sets a value ("unsupported statement"), such as 0004's application_id:
 // the header mark is for local files, so such statements are left out on remote databases.
 const SETS_PRAGMA = /^\s*(?:--[^\n]*\n\s*)*PRAGMA\s+\w+\s*=/i
 
-async function pendingMigrations(driver: StorageDriver, migrations: Migration[]): Promise<Migration[]> {
+/** The migrations not applied yet, and how many the history records. */
+async function pendingMigrations(
+  driver: StorageDriver,
+  migrations: Migration[],
+): Promise<{ pending: Migration[]; recorded: number }> {
   const { rows } = await driver.execute<{ hash: string; created_at: number | string }>({
     sql: `SELECT hash, created_at FROM "${MIGRATIONS_TABLE}" ORDER BY created_at DESC`,
   })
@@ -51,24 +41,24 @@ async function pendingMigrations(driver: StorageDriver, migrations: Migration[])
     )
   }
   const lastApplied = last ? Number(last.created_at) : -1
-  return migrations.filter((m) => m.folderMillis > lastApplied)
+  return { pending: migrations.filter((m) => m.folderMillis > lastApplied), recorded: rows.length }
 }
 
 /**
  * Applies the pending migrations of `migrationsFolder` in one write transaction, exactly as
  * drizzle-kit records them, and refuses a database migrated by a newer version of the code.
- * Returns how many were applied.
+ * Returns how many migrations the history recorded before and after (from the reads it makes anyway).
  */
 export async function migrate(
   driver: StorageDriver,
   migrationsFolder = DEFAULT_MIGRATIONS_FOLDER,
-): Promise<number> {
+): Promise<SchemaMigrations> {
   const migrations = readMigrationFiles({ migrationsFolder })
   await driver.execute({
     sql: `CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`,
   })
-  const pending = await pendingMigrations(driver, migrations)
-  if (pending.length === 0) return 0
+  const { pending, recorded } = await pendingMigrations(driver, migrations)
+  if (pending.length === 0) return { before: recorded, after: recorded }
   try {
     await driver.batch(
       pending.flatMap((m) => [
@@ -83,12 +73,13 @@ export async function migrate(
     )
   } catch (error) {
     // Another connection may have applied the same migrations between our read and our write lock.
-    if ((await pendingMigrations(driver, migrations)).length === 0) return 0
+    const now = await pendingMigrations(driver, migrations)
+    if (now.pending.length === 0) return { before: recorded, after: now.recorded }
     throw new EngramError(
       'MIGRATION_FAILED',
       `Migrating the database failed and was rolled back: ${(error as Error).message}`,
       { cause: error },
     )
   }
-  return pending.length
+  return { before: recorded, after: recorded + pending.length }
 }

@@ -3,10 +3,11 @@ import { assertEngramDatabase } from './database-identity.ts'
 import { preparePostgres } from './dialects/postgres/migrations.ts'
 import type { StorageDriver } from './driver.ts'
 import { EngramError, toEngramError } from './errors.ts'
-import { appliedMigrations, migrate } from './migrator.ts'
+import { migrate } from './migrator.ts'
 import { StoreContext } from './store/context.ts'
 import { Store } from './store/store.ts'
 import { type ResolvedStoreSettings, resolveStoreSettings, type StoreOptions } from './store-options.ts'
+import type { SchemaMigrations } from './types.ts'
 
 // A server, or an embedded replica's primary, owns its own settings (replicas refuse PRAGMAs). Foreign
 // keys are per connection and off by default in SQLite itself: deleting a session relies on them.
@@ -63,12 +64,12 @@ export function openStoreWithDriver(
 }
 
 async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<Store> {
-  const migrations = { before: 0, after: 0 }
+  let migrations: SchemaMigrations
   try {
-    migrations.before = await appliedMigrations(driver)
-    if (driver.dialect === 'postgres') await preparePostgres(driver, settings.migrationsFolder)
-    else await prepareSqlite(driver, settings)
-    migrations.after = await appliedMigrations(driver)
+    migrations =
+      driver.dialect === 'postgres'
+        ? await preparePostgres(driver, settings.migrationsFolder)
+        : await prepareSqlite(driver, settings)
   } catch (error) {
     await driver.close().catch(() => undefined)
     throw toEngramError(error, 'Opening the store')
@@ -77,11 +78,14 @@ async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Pro
 }
 
 /** Applies the pragmas, checks the file is ours and has FTS5, and runs pending migrations. */
-async function prepareSqlite(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
+async function prepareSqlite(
+  driver: StorageDriver,
+  settings: ResolvedStoreSettings,
+): Promise<SchemaMigrations> {
   await setConnectionPragmas(driver, settings)
   // A server's database is named by its url, and its header cannot be marked (see the migrator).
   if (!driver.capabilities.remote) await assertEngramDatabase(driver, settings.migrationsFolder)
   await applyFilePragmas(driver, settings)
   await assertFts5(driver)
-  await migrate(driver, settings.migrationsFolder)
+  return migrate(driver, settings.migrationsFolder)
 }

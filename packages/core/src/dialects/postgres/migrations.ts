@@ -6,6 +6,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator'
 import type { StorageDriver } from '../../driver.ts'
 import { EngramError } from '../../errors.ts'
 import { MIGRATIONS_TABLE, migrate } from '../../migrator.ts'
+import type { SchemaMigrations } from '../../types.ts'
 import { pgCode } from './errors.ts'
 
 /**
@@ -35,9 +36,10 @@ async function ensureSchema(driver: StorageDriver): Promise<void> {
 
 /**
  * Refuses a schema holding tables another application made (reads only; see assertEngramDatabase).
- * Returns whether its history holds exactly our migrations, so a read-only connection need not migrate.
+ * Returns the number of migrations when its history holds exactly ours (a read-only connection need not
+ * migrate), null when there is something to migrate.
  */
-async function assertEngramSchema(driver: StorageDriver, migrationsFolder: string): Promise<boolean> {
+async function assertEngramSchema(driver: StorageDriver, migrationsFolder: string): Promise<number | null> {
   const { rows } = await driver.execute<{ name: string }>({
     sql: 'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1',
   })
@@ -46,10 +48,10 @@ async function assertEngramSchema(driver: StorageDriver, migrationsFolder: strin
   const history = names.includes(MIGRATIONS_TABLE)
     ? (await driver.execute<{ hash: string }>({ sql: `SELECT hash FROM "${MIGRATIONS_TABLE}"` })).rows
     : []
-  if (others.length === 0 && history.length === 0) return false
+  if (others.length === 0 && history.length === 0) return null
   const ours = new Set(readMigrationFiles({ migrationsFolder }).map((m) => m.hash))
   if (history.some((row) => ours.has(row.hash)))
-    return history.length === ours.size && history.every((row) => ours.has(row.hash))
+    return history.length === ours.size && history.every((row) => ours.has(row.hash)) ? history.length : null
   throw foreign(
     history.length > 0
       ? `its ${MIGRATIONS_TABLE} history holds none of Engram's migrations`
@@ -69,12 +71,14 @@ const OPEN_ATTEMPTS = 5
 export async function preparePostgres(
   driver: StorageDriver,
   migrationsFolder = DEFAULT_PG_MIGRATIONS_FOLDER,
-): Promise<void> {
+): Promise<SchemaMigrations> {
   for (let attempt = 1; ; attempt++) {
     try {
       await ensureSchema(driver)
-      if (!(await assertEngramSchema(driver, migrationsFolder))) await migrate(driver, migrationsFolder)
-      return
+      const upToDate = await assertEngramSchema(driver, migrationsFolder)
+      return upToDate === null
+        ? await migrate(driver, migrationsFolder)
+        : { before: upToDate, after: upToDate }
     } catch (error) {
       const raced = CREATED_MEANWHILE.has(pgCode((error as Error).cause ?? error) ?? '')
       if (!raced || attempt >= OPEN_ATTEMPTS) throw error
