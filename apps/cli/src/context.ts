@@ -36,12 +36,17 @@ export function localDatabasePath(url: string): string | null {
 }
 
 /** Refuses a local database file that does not exist (the read-only commands create nothing). */
-export function requireDatabase(url: string | undefined, cwd: string): void {
+export function requireDatabase(
+  url: string | undefined,
+  cwd: string,
+  /** Where the path came from, named in the fix. */
+  check = '--db (or ENGRAM_DB_URL, db_path)',
+): void {
   const path = localDatabasePath(url ?? '')
   if (path === null || existsSync(resolve(cwd, path))) return
   throw new EngramError(
     'DATABASE_PATH',
-    `There is no database at ${resolve(cwd, path)}. Check --db (or ENGRAM_DB_URL, db_path), or create one with \`engram chat\`, \`engram demo\` or \`engram migrate\`.`,
+    `There is no database at ${resolve(cwd, path)}. Check ${check}, or create one with \`engram chat\`, \`engram demo\` or \`engram migrate\`.`,
   )
 }
 

@@ -263,6 +263,7 @@ describe('migrate and copy errors', () => {
     const missing = await engram(['migrate', '--from', join(dir, 'nope.db'), '--db', join(dir, 'x.db')])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain('There is no database at')
+    expect(missing.stderr).toContain('Check --from,')
     expect(existsSync(join(dir, 'x.db'))).toBe(false)
   })
 })

@@ -29,7 +29,7 @@ function sameDatabase(from: string, to: string, cwd: string): boolean {
  * opening it says it is the source, not --db, that failed.
  */
 async function openSource(from: string, cwd: string): Promise<Store> {
-  requireDatabase(from, cwd)
+  requireDatabase(from, cwd, '--from')
   const path = localDatabasePath(from)
   try {
     return await openStore({ url: path === null ? from : resolve(cwd, path) })
