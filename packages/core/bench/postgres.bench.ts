@@ -7,7 +7,8 @@
  *       messages table of a second Engram schema (the same indexes, search vector and triggers, as the
  *       SQLite bench's floor inserts into the same schema with its FTS and counter triggers)
  *   W2  store.getMessages of a 1,000-message session against a plain SELECT of the same 7 columns
- *   W3  store.search of 50 Chinese words against the bare `search_vector @@ phraseto_tsquery` query
+ *   W3  store.search of 50 Chinese words against the bare `search_vector @@ phraseto_tsquery` query (one
+ *       untimed pass, then W3_REPS timed ones)
  *   W4  bytes per message of the store's messages and sessions (with indexes) against the floor schema's
  *
  *   tsx --conditions=engram-source packages/core/bench/postgres.bench.ts [--messages N] [--rounds N]
@@ -29,6 +30,7 @@ const MESSAGES = option('--messages', 4000)
 const ROUNDS = option('--rounds', 3)
 const PER_SESSION = 1000
 const W2_REPS = 30
+const W3_REPS = 3
 const CHUNK = 50
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 const time = async (work: () => Promise<unknown>) => {
@@ -114,24 +116,29 @@ try {
   )
   const words = chinese.slice(0, 50)
   const w3 = { store: [] as number[], raw: [] as number[] }
-  let found = 0
-  for (const [i, word] of words.entries()) {
-    const viaStore = async () => {
-      let hits = 0
-      w3.store.push(await time(async () => (hits = (await store.search(word, { limit: 5 })).length)))
-      if (hits > 0) found++
+  const found = new Set<string>()
+  const bareSearch = (word: string) =>
+    raw.query(
+      `SELECT id, ts_rank_cd(search_vector, q) AS score FROM messages, phraseto_tsquery('${SEARCH_CONFIG}', $1) q
+       WHERE search_vector @@ q ORDER BY score DESC LIMIT 5`,
+      [[...word].join(' ')],
+    )
+  // A first pass untimed (both sides' code and plans warm, as in a process that has searched before), then
+  // W3_REPS timed passes.
+  for (let pass = 0; pass <= W3_REPS; pass++) {
+    for (const [i, word] of words.entries()) {
+      const viaStore = async () => {
+        let hits = 0
+        const ms = await time(async () => (hits = (await store.search(word, { limit: 5 })).length))
+        if (pass > 0) w3.store.push(ms)
+        if (hits > 0) found.add(word)
+      }
+      const viaRaw = async () => {
+        const ms = await time(() => bareSearch(word))
+        if (pass > 0) w3.raw.push(ms)
+      }
+      for (const run of (i + pass) % 2 === 0 ? [viaStore, viaRaw] : [viaRaw, viaStore]) await run()
     }
-    const viaRaw = async () =>
-      w3.raw.push(
-        await time(() =>
-          raw.query(
-            `SELECT id, ts_rank_cd(search_vector, q) AS score FROM messages, phraseto_tsquery('${SEARCH_CONFIG}', $1) q
-             WHERE search_vector @@ q ORDER BY score DESC LIMIT 5`,
-            [[...word].join(' ')],
-          ),
-        ),
-      )
-    for (const run of i % 2 === 0 ? [viaStore, viaRaw] : [viaRaw, viaStore]) await run()
   }
 
   const bytes = async (tables: string[]) => {
@@ -162,7 +169,7 @@ try {
   )
   const [w3s, w3r] = [median(w3.store), median(w3.raw)]
   console.log(
-    `W3 search (${found}/${words.length} Chinese words found): ${ms(w3s)}, bare @@ ${ms(w3r)}, ratio ${ratio(w3s, w3r)} (target ≤ 1.5)`,
+    `W3 search (${found.size}/${words.length} Chinese words found): ${ms(w3s)}, bare @@ ${ms(w3r)}, ratio ${ratio(w3s, w3r)} (target ≤ 1.5)`,
   )
   console.log(
     `W4 bytes/message: ${w4.store.toFixed(0)} (messages + sessions), floor schema ${w4.raw.toFixed(0)}, ratio ${ratio(w4.store, w4.raw)}; write tokens until pruned ${w4.tokens.toFixed(0)}`,

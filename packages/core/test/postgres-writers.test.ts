@@ -134,7 +134,9 @@ describe('many writers on one PostgreSQL server', () => {
           // or may not be stored, so the writer resumes after both.
           writer.inDoubt.add(writer.last).add(writer.last + 1)
           writer.next = writer.last + 2
+          // killed at its last message, the writer has nothing left to write and is not started again
           if (writer.next < MESSAGES) start(writer, k, shared)
+          else writer.child = undefined
         }
         await waitFor(plan.stages[0])
         await kill(plan.killed[0])
@@ -145,8 +147,9 @@ describe('many writers on one PostgreSQL server', () => {
         await waitFor(plan.stages[3])
         await kill(plan.killed[2])
         for (const writer of writers) {
-          const exit = await exitWithin(writer.child as Child, 2 * STAGE_MS)
-          expect(exit.code, (writer.child as Child).describe()).toBe(0)
+          if (writer.child === undefined) continue
+          const exit = await exitWithin(writer.child, 2 * STAGE_MS)
+          expect(exit.code, writer.child.describe()).toBe(0)
         }
 
         const sharedRows = await setup.getStoredMessages(shared)

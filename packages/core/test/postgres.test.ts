@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { numberPlaceholders } from '../src/dialects/postgres/placeholders.ts'
-import { pgHitQuery } from '../src/dialects/postgres/search.ts'
+import { pgHitQuery, pgKeywordHits } from '../src/dialects/postgres/search.ts'
 import { pgDriver } from '../src/drivers/pg.ts'
 import { openStore } from '../src/index.ts'
 import { POSTGRES_CAPABILITIES, storeContract } from '../src/testing/index.ts'
@@ -72,6 +72,37 @@ describe('a user-scoped search on PostgreSQL', () => {
       expect(scan?.['Node Type']).toBe('Bitmap Index Scan')
       expect(scan?.['Index Cond']).toMatch(/user_id = /)
       expect(scan?.['Actual Rows']).toBe(counts.ann)
+
+      // the same for the plain search's function (drizzle-pg 0006), whose queries' plans only auto_explain
+      // shows (nested statements, logged to this client): its generic plan has the user in the index
+      // condition too, and finds ann's 3 matches the same way
+      const logged: string[] = []
+      client.on('notice', (notice) => logged.push(notice.message ?? ''))
+      for (const setting of [
+        "LOAD 'auto_explain'",
+        'SET auto_explain.log_min_duration = 0',
+        'SET auto_explain.log_nested_statements = on',
+        'SET auto_explain.log_analyze = on',
+        'SET auto_explain.log_format = json',
+        'SET client_min_messages = log',
+      ])
+        await client.query(setting)
+      const hits = pgKeywordHits('"deploy"', '"deploy"', 'ann', 10)
+      const found = await client.query(numberPlaceholders(hits.sql), [...(hits.params ?? [])])
+      await client.query('RESET client_min_messages')
+      expect(found.rows.map((r) => r.kind)).toEqual(['message', 'message', 'message'])
+      const nested = logged
+        .map((message) => message.slice(message.indexOf('{')))
+        .filter(
+          (json) => json.includes('engram_keyword_hits') === false && json.includes('messages_search_idx'),
+        )
+        .map((json) => JSON.parse(json) as { Plan: PlanNode })
+      const fnScan = nested
+        .flatMap((p) => nodes(p.Plan))
+        .find((n) => n['Index Name'] === 'messages_search_idx')
+      expect(fnScan?.['Node Type']).toBe('Bitmap Index Scan')
+      expect(fnScan?.['Index Cond']).toMatch(/user_id = /)
+      expect(fnScan?.['Actual Rows']).toBe(counts.ann)
 
       // a session's user changing moves its rows with it (a trigger keeps the copy)
       await client.query("UPDATE sessions SET user_id = 'dan' WHERE user_id = 'cat'")

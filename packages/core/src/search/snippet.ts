@@ -1,4 +1,4 @@
-import { charClass } from './cjk.ts'
+import { charClass, INDEX_MARK } from './cjk.ts'
 import type { SearchTerm } from './query.ts'
 
 /** The marks around a highlighted match and at a cut, the same in FTS5 snippets and excerpt snippets. */
@@ -17,47 +17,82 @@ export const SLICE_CHARS = 2048
 const MIN_STEM_CHARS = 3
 const MAX_STEMS = 64
 
+/** A token's UTF-16 range [start, end) in its text. */
+interface Span {
+  start: number
+  end: number
+}
+
 /**
- * Calls `visit` with the UTF-16 range of each of the index's tokens (unicode61 classes; every CJK
- * character a token of its own), from offset `from` (a token boundary), until it returns false.
+ * The first of the index's tokens (unicode61 classes; every CJK character a token of its own) at or after
+ * offset `from` (a token boundary), written into `span`; false when there is none. A loop of calls, not a
+ * callback: the scan is the hot part of a snippet.
  */
-function scanTokens(text: string, visit: (start: number, end: number) => boolean, from = 0): void {
-  let start = -1
+function nextToken(text: string, from: number, span: Span): boolean {
   for (let i = from; i < text.length; ) {
     const cp = text.codePointAt(i) as number
-    const width = cp > 0xffff ? 2 : 1
     const kind = charClass(cp)
-    if (kind !== 1 && start >= 0) {
-      if (!visit(start, i)) return
-      start = -1
+    const width = cp > 0xffff ? 2 : 1
+    if (kind === 2) {
+      span.start = i
+      span.end = i + width
+      return true
     }
-    if (kind === 2 && !visit(i, i + width)) return
-    if (kind === 1 && start < 0) start = i
+    if (kind === 1) {
+      span.start = i
+      for (i += width; i < text.length; ) {
+        const next = text.codePointAt(i) as number
+        if (charClass(next) !== 1) break
+        i += next > 0xffff ? 2 : 1
+      }
+      span.end = i
+      return true
+    }
     i += width
   }
-  if (start >= 0) visit(start, text.length)
+  return false
 }
 
 function tokenTexts(text: string): string[] {
   const out: string[] = []
-  scanTokens(text, (start, end) => out.push(text.slice(start, end)) > 0)
+  const span: Span = { start: 0, end: 0 }
+  for (let i = 0; nextToken(text, i, span); i = span.end) out.push(text.slice(span.start, span.end))
   return out
 }
 
+const isHan = (c: number) => (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf)
 const ASCII = /^[ -~]*$/
-// unicode61 with remove_diacritics folds case and diacritics.
+// unicode61 with remove_diacritics folds case and diacritics; a Han character (a token of its own, the
+// most common non-ASCII token) folds to itself.
 const fold = (token: string) =>
-  ASCII.test(token) ? token.toLowerCase() : token.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
+  ASCII.test(token)
+    ? token.toLowerCase()
+    : token.length === 1 && isHan(token.charCodeAt(0))
+      ? token
+      : token.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
 
 interface Matcher {
-  /** Does this token match a query word (folded equal, or beginning with a stem)? */
-  isMatch: (token: string) => boolean
+  /** Does the token text[start, end) match a query word (folded equal, or beginning with a stem)? */
+  isMatch: (text: string, start: number, end: number) => boolean
   /** The folded query words and the stems among them. */
   words: ReadonlySet<string>
   stems: ReadonlySet<string>
 }
 
+// A search snippets all its rows with one term list: its matcher (and the tokens it has folded) is made
+// once per list, not once per row.
+const matchers = new WeakMap<readonly SearchTerm[], Matcher>()
+
 function matcher(terms: readonly SearchTerm[]): Matcher {
+  let made = matchers.get(terms)
+  if (made === undefined) {
+    made = newMatcher(terms)
+    matchers.set(terms, made)
+  }
+  return made
+}
+
+function newMatcher(terms: readonly SearchTerm[]): Matcher {
   const words = new Set<string>()
   for (const term of terms) {
     for (const token of tokenTexts(term.text)) words.add(fold(token))
@@ -65,7 +100,15 @@ function matcher(terms: readonly SearchTerm[]): Matcher {
   const stems = [...words].filter((w) => w.length >= MIN_STEM_CHARS).slice(0, MAX_STEMS)
   // Long rows repeat their words: each distinct token is folded and compared once.
   const seen = new Map<string, boolean>()
-  const isMatch = (token: string) => {
+  // A Han character is a token of its own that folds to itself and is shorter than any stem: it matches
+  // when it is a query word, told by its code without cutting it out of the text.
+  const han = new Set(
+    [...words].flatMap((w) => (w.length === 1 && isHan(w.charCodeAt(0)) ? [w.charCodeAt(0)] : [])),
+  )
+  const isMatch = (text: string, start: number, end: number) => {
+    const code = text.charCodeAt(start)
+    if (end === start + 1 && isHan(code)) return han.has(code)
+    const token = text.slice(start, end)
     let match = seen.get(token)
     if (match === undefined) {
       const key = fold(token)
@@ -77,7 +120,6 @@ function matcher(terms: readonly SearchTerm[]): Matcher {
   return { isMatch, words, stems: new Set(stems) }
 }
 
-const isHan = (c: number) => (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf)
 const ASCII_WORD = /^[ -~]+$/
 const NOT_ASCII_OR_HAN = /[^\t\n\r -~\u200b\u3400-\u4dbf\u4e00-\u9fff]/g
 
@@ -137,6 +179,8 @@ const LOOKBACK_CHARS = 256
 function chooseWindow(excerpt: string, terms: readonly SearchTerm[], size: number): Window {
   const m = matcher(terms)
   const lead = Math.floor(size / 4)
+  // a short excerpt is scanned whole at once: where its first match lies would not shorten the scan
+  if (excerpt.length <= LOOKBACK_CHARS) return scanWindow(excerpt, m, size, lead, 0, false)
   const known = firstMatch(excerpt, m)
   if (known !== undefined && known > LOOKBACK_CHARS) {
     let from = known - LOOKBACK_CHARS
@@ -160,20 +204,17 @@ function scanWindow(
   const ends: number[] = []
   const matches: boolean[] = []
   let first = -1
-  scanTokens(
-    excerpt,
-    (start, end) => {
-      const match = isMatch(excerpt.slice(start, end))
-      if (first < 0 && match) first = starts.length
-      starts.push(start)
-      ends.push(end)
-      matches.push(match)
-      // without a match the first `size` tokens are the snippet: reading on only looks for one
-      if (first < 0) return !stopEarly || starts.length <= size
-      return starts.length <= Math.max(0, first - lead) + size
-    },
-    offset,
-  )
+  const span: Span = { start: 0, end: 0 }
+  for (let i = offset; nextToken(excerpt, i, span); i = span.end) {
+    const match = isMatch(excerpt, span.start, span.end)
+    if (first < 0 && match) first = starts.length
+    starts.push(span.start)
+    ends.push(span.end)
+    matches.push(match)
+    // without a match the first `size` tokens are the snippet: reading on only looks for one
+    if (first < 0 ? stopEarly && starts.length > size : starts.length > Math.max(0, first - lead) + size)
+      break
+  }
   const from = first < 0 ? 0 : Math.max(0, first - lead)
   const to = Math.min(starts.length, from + size)
   return { found: first >= 0, starts, ends, matches, from, to, more: starts.length > to }
@@ -215,7 +256,9 @@ function render(excerpt: string, { starts, ends, matches, from, to, more }: Wind
       out += close
       highlighting = false
     }
-    out += gap
+    // the index's marks between CJK characters are dropped here, where each is a gap of its own, rather
+    // than searched for in the finished snippet
+    if (gap !== INDEX_MARK) out += gap
     if (matches[k] && !highlighting) {
       out += open
       highlighting = true

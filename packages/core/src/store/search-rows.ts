@@ -2,7 +2,7 @@
  * Running a search's halves in the store's dialect, and the tiers of a multi-word search. Apart from
  * search-sql.ts so that the PostgreSQL dialect can share that leaf without an import cycle.
  */
-import { pgHitQuery, pgSearchQuery } from '../dialects/postgres/search.ts'
+import { isPlainSearch, pgHitQuery, pgKeywordHits, pgSearchQuery } from '../dialects/postgres/search.ts'
 import type { Statement } from '../driver.ts'
 import { joinTerms, type SearchTerm } from '../search/query.ts'
 import type { SearchOptions } from '../types.ts'
@@ -63,8 +63,10 @@ async function gather(
 /**
  * The episode and message rows of a keyword search on PostgreSQL: what findHits reads on SQLite as the
  * episodes half and then tieredRows, with the episodes half (when `withEpisodes`) run in one statement
- * with the first message tier (pgSearchQuery), so a one-word search is one round trip. A later tier, read
- * only when the first falls short, is a statement of its own, as in tieredRows.
+ * with the first message tier, so a one-word search is one round trip. A later tier, read only when the
+ * first falls short, is a statement of its own, as in tieredRows. A plain search (isPlainSearch: the
+ * usual one, relevance and at most a user) calls engram_keyword_hits, planned once per connection; the
+ * others run planned statements (pgSearchQuery, pgHitQuery).
  */
 export async function pgKeywordRows(
   ctx: StoreContext,
@@ -78,16 +80,20 @@ export async function pgKeywordRows(
   // time order pages by keyset over the plain OR; relevance (never paged by keyset) ranks by tiers
   const relevance = (options.sort ?? 'relevance') === 'relevance'
   const tiers = relevance ? await messageTiers(ctx, terms) : [{ terms, match }]
+  const plain = isPlainSearch(options, after)
   let episodes: HitRow[] = []
   const messages = await gather(tiers, take, async (tier, index) => {
-    if (index > 0 || !withEpisodes) {
+    const first = index === 0 && withEpisodes
+    if (!first && !plain) {
       return ctx.read<HitRow>(pgHitQuery('message', tier.match, options, take, after), 'Searching messages')
     }
     const rows = await ctx.read<HitRow & { kind: 'episode' | 'message' }>(
-      pgSearchQuery(match, tier.match, options, take, after),
+      plain
+        ? pgKeywordHits(first ? match : null, tier.match, options.userId, take)
+        : pgSearchQuery(match, tier.match, options, take, after),
       'Searching',
     )
-    episodes = rows.filter((row) => row.kind === 'episode')
+    if (first) episodes = rows.filter((row) => row.kind === 'episode')
     return rows.filter((row) => row.kind === 'message')
   })
   return { episodes, messages }

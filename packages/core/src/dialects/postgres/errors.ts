@@ -31,8 +31,16 @@ export function isTransientPgError(error: unknown): boolean {
 /** A PostgreSQL or connection error as an EngramError naming the cause and the fix; undefined if unknown. */
 export function pgEngramError(error: unknown, action: string, detail: string): EngramError | undefined {
   const code = pgCode(error)
-  if (code === undefined) return undefined
   const because = { cause: error }
+  if (code === undefined)
+    // node-postgres reports a connection the server ended (a restart, a crash) by message, without a code
+    return isTransientPgError(error)
+      ? new EngramError(
+          'DATABASE_UNREACHABLE',
+          `${action}: the connection to the PostgreSQL server was lost (${detail}). Check that the server runs (a restart ends every connection), then try again.`,
+          because,
+        )
+      : undefined
   if (code === '28P01' || code === '28000')
     return new EngramError(
       'DATABASE_AUTH',

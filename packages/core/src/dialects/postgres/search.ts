@@ -1,5 +1,5 @@
 import type { SqlValue, Statement } from '../../driver.ts'
-import { EXCERPT_CHARS } from '../../search/snippet.ts'
+import { SLICE_CHARS } from '../../search/snippet.ts'
 import { type After, hitParts } from '../../store/search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
 import { parserText, SEARCH_CONFIG } from './schema/columns.ts'
@@ -78,8 +78,9 @@ const ORDER = {
 
 /**
  * One half of a search (messages or episodes) on PostgreSQL, in the row shape of SQLite's hitQuery. The
- * inner query ranks and cuts to `take`; only those rows are read again for their excerpt (up to 16K
- * characters each), so a term with many matches does not read every match's text.
+ * inner query ranks and cuts to `take`; only those rows are read again for their first SLICE_CHARS + 1
+ * characters (the slice a snippet is made from, as on SQLite), so a term with many matches does not read
+ * every match's text.
  */
 export function pgHitQuery(
   kind: 'message' | 'episode',
@@ -99,7 +100,7 @@ export function pgHitQuery(
       : { sql: 'AND t.user_id = ?', params: [options.userId] }
   return {
     sql: `SELECT h.session_id, h.item_id, h.role, h.timestamp, h.source, h.score, NULL AS snippet,
-        substr(coalesce(x.search_text, ${text}, ''), 1, ${EXCERPT_CHARS}) AS excerpt
+        substr(coalesce(x.search_text, ${text}, ''), 1, ${SLICE_CHARS + 1}) AS excerpt
       FROM (SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role,
           ${time} AS timestamp, s.source, ts_rank_cd(t.search_vector, ${query.sql}) AS score
         FROM ${table} t JOIN sessions s ON s.id = t.session_id
@@ -149,5 +150,42 @@ export function pgSearchQuery(
       SELECT 'episode' AS kind, e.* FROM e UNION ALL SELECT 'message' AS kind, m.* FROM m
       ORDER BY kind, ${ORDER[options.sort ?? 'relevance']}`,
     params: [...(e.params ?? []), ...(m.params ?? [])],
+  }
+}
+
+/**
+ * Whether a search is one engram_keyword_hits answers: ranked by relevance, from the start, scoped by
+ * nothing but (optionally) its user. The other filters and the time orders need plans that depend on
+ * their values, so they stay planned statements (pgHitQuery, pgSearchQuery).
+ */
+export const isPlainSearch = (options: SearchOptions, after?: After) =>
+  after === undefined &&
+  (options.sort ?? 'relevance') === 'relevance' &&
+  options.sessionId === undefined &&
+  options.excludeLineageOf === undefined &&
+  options.source === undefined &&
+  options.excludeSources === undefined &&
+  options.role === undefined &&
+  options.since === undefined &&
+  options.until === undefined
+
+/**
+ * A plain search's rows (see isPlainSearch) through engram_keyword_hits (drizzle-pg 0006): the episodes
+ * of `episodeMatch` (none when null), then the messages of `messageMatch`, each ranked and cut to `take`,
+ * marked by `kind`. The function's queries keep their generic plan for the connection, so the call is
+ * planned as one function scan; the tsqueries are built here, from bound parameters, as everywhere else.
+ */
+export function pgKeywordHits(
+  episodeMatch: string | null,
+  messageMatch: string,
+  userId: string | undefined,
+  take: number,
+): Statement {
+  const episodes = episodeMatch === null ? { sql: 'NULL::tsquery', params: [] } : tsquery(episodeMatch)
+  const messages = tsquery(messageMatch)
+  return {
+    sql: `SELECT kind, session_id, item_id, role, timestamp, source, score, NULL AS snippet, excerpt
+      FROM engram_keyword_hits(${episodes.sql}, ${messages.sql}, ?::text, ?, ?)`,
+    params: [...episodes.params, ...messages.params, userId ?? null, take, SLICE_CHARS + 1],
   }
 }
