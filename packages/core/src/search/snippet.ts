@@ -1,4 +1,4 @@
-import { charClass, INDEX_MARK } from './cjk.ts'
+import { charClass } from './cjk.ts'
 import type { SearchTerm } from './query.ts'
 
 /** The marks around a highlighted match and at a cut, the same in FTS5 snippets and excerpt snippets. */
@@ -17,6 +17,9 @@ export const SLICE_CHARS = 2048
 const MIN_STEM_CHARS = 3
 const MAX_STEMS = 64
 
+/** charClass of the ASCII characters, most of a scan's text, read without a call. */
+const ASCII_CLASSES = Uint8Array.from({ length: 0x80 }, (_, c) => charClass(c))
+
 /** A token's UTF-16 range [start, end) in its text. */
 interface Span {
   start: number
@@ -31,7 +34,7 @@ interface Span {
 function nextToken(text: string, from: number, span: Span): boolean {
   for (let i = from; i < text.length; ) {
     const cp = text.codePointAt(i) as number
-    const kind = charClass(cp)
+    const kind = cp < 0x80 ? (ASCII_CLASSES[cp] as number) : charClass(cp)
     const width = cp > 0xffff ? 2 : 1
     if (kind === 2) {
       span.start = i
@@ -42,7 +45,7 @@ function nextToken(text: string, from: number, span: Span): boolean {
       span.start = i
       for (i += width; i < text.length; ) {
         const next = text.codePointAt(i) as number
-        if (charClass(next) !== 1) break
+        if ((next < 0x80 ? ASCII_CLASSES[next] : charClass(next)) !== 1) break
         i += next > 0xffff ? 2 : 1
       }
       span.end = i
@@ -62,6 +65,8 @@ function tokenTexts(text: string): string[] {
 
 const isHan = (c: number) => (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf)
 const ASCII = /^[ -~]*$/
+const ASCII_WORD = /^[ -~]+$/
+const NOT_ASCII_OR_HAN = /[^\t\n\r -~\u200b\u3400-\u4dbf\u4e00-\u9fff]/g
 // unicode61 with remove_diacritics folds case and diacritics; a Han character (a token of its own, the
 // most common non-ASCII token) folds to itself.
 const fold = (token: string) =>
@@ -74,9 +79,13 @@ const fold = (token: string) =>
 interface Matcher {
   /** Does the token text[start, end) match a query word (folded equal, or beginning with a stem)? */
   isMatch: (text: string, start: number, end: number) => boolean
-  /** The folded query words and the stems among them. */
-  words: ReadonlySet<string>
+  /** The stems among the folded query words. */
   stems: ReadonlySet<string>
+  /**
+   * Every query word, longest first, ASCII case ignored (a non-unicode `i` regex folds ASCII letters
+   * only); null when a word is neither ASCII nor one Han character, or there are too many (see firstMatch).
+   */
+  finder: RegExp | null
 }
 
 // A search snippets all its rows with one term list: its matcher (and the tokens it has folded) is made
@@ -117,43 +126,62 @@ function newMatcher(terms: readonly SearchTerm[]): Matcher {
     }
     return match
   }
-  return { isMatch, words, stems: new Set(stems) }
+  const simple = [...words].every((w) => ASCII_WORD.test(w) || (w.length === 1 && isHan(w.charCodeAt(0))))
+  const finder =
+    simple && words.size > 0 && words.size <= MAX_STEMS
+      ? new RegExp(
+          [...words]
+            .sort((a, b) => b.length - a.length)
+            .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+            .join('|'),
+          'gi',
+        )
+      : null
+  return { isMatch, stems: new Set(stems), finder }
 }
 
-const ASCII_WORD = /^[ -~]+$/
-const NOT_ASCII_OR_HAN = /[^\t\n\r -~\u200b\u3400-\u4dbf\u4e00-\u9fff]/g
+const isToken = (text: string, at: number) =>
+  at >= 0 && at < text.length && charClass(text.charCodeAt(at)) === 1
 
 /**
- * Where the first matching token starts, found by the engine's string search instead of a token-by-token
- * scan; -1 without a match; undefined when the text or the words need folding beyond ASCII lower case
- * (letters outside ASCII, kana, Hangul, surrogates), where only the scan is exact. In "simple" text every
- * token is an ASCII run or one Han character, so a word matches at an occurrence that starts a token and,
- * unless it is a stem, ends one.
+ * Is text[0, end) "simple": every character ASCII, a Han character, or a separator outside ASCII? Then
+ * ASCII case is all the folding its tokens need, and each token is an ASCII run or one Han character.
  */
-function firstMatch(text: string, { words, stems }: Matcher): number | undefined {
-  if (words.size > MAX_STEMS) return undefined
-  for (const word of words) {
-    if (!ASCII_WORD.test(word) && !(word.length === 1 && isHan(word.charCodeAt(0)))) return undefined
-  }
+function simpleUpTo(text: string, end: number): boolean {
+  // the regex reads only the prefix: a cut of a long string is a view of it, not a copy
+  const prefix = end < text.length ? text.slice(0, end) : text
   NOT_ASCII_OR_HAN.lastIndex = 0
-  for (let hit = NOT_ASCII_OR_HAN.exec(text); hit !== null; hit = NOT_ASCII_OR_HAN.exec(text)) {
-    const c = text.charCodeAt(hit.index)
-    if (charClass(c) !== 0 || (c >= 0xd800 && c <= 0xdfff)) return undefined
+  for (let hit = NOT_ASCII_OR_HAN.exec(prefix); hit !== null; hit = NOT_ASCII_OR_HAN.exec(prefix)) {
+    const c = prefix.charCodeAt(hit.index)
+    if (charClass(c) !== 0 || (c >= 0xd800 && c <= 0xdfff)) return false
   }
-  const lower = text.toLowerCase()
-  if (lower.length !== text.length) return undefined
-  const isToken = (at: number) => at >= 0 && at < text.length && charClass(text.charCodeAt(at)) === 1
-  let best = -1
-  for (const word of words) {
+  return true
+}
+
+/**
+ * Where the first matching token starts, found by the engine's string search (the matcher's `finder`)
+ * instead of a token-by-token scan; -1 without a match; undefined when the text up to the end of that
+ * token (all of it without a match) or the words need folding beyond ASCII case (letters outside ASCII,
+ * kana, Hangul, surrogates), where only the scan is exact. In simple text a word matches at an occurrence
+ * that starts a token and, unless it is a stem, ends one; the finder tries longer words first, so the
+ * first occurrence that passes is the first matching token.
+ */
+function firstMatch(text: string, { finder, stems }: Matcher): number | undefined {
+  if (finder === null) return undefined
+  finder.lastIndex = 0
+  for (let hit = finder.exec(text); hit !== null; hit = finder.exec(text)) {
+    const at = hit.index
+    const word = hit[0].toLowerCase()
     const han = word.length === 1 && isHan(word.charCodeAt(0))
-    for (let at = lower.indexOf(word); at >= 0 && (best < 0 || at < best); at = lower.indexOf(word, at + 1)) {
-      if (han || (!isToken(at - 1) && (stems.has(word) || !isToken(at + word.length)))) {
-        best = at
-        break
-      }
+    if (han || (!isToken(text, at - 1) && (stems.has(word) || !isToken(text, at + word.length)))) {
+      let end = at + word.length
+      while (isToken(text, end)) end++
+      return simpleUpTo(text, end) ? at : undefined
     }
+    // occurrences may overlap: the next one can start inside this one
+    finder.lastIndex = at + 1
   }
-  return best
+  return simpleUpTo(text, text.length) ? -1 : undefined
 }
 
 interface Window {
@@ -185,11 +213,11 @@ function chooseWindow(excerpt: string, terms: readonly SearchTerm[], size: numbe
   if (known !== undefined && known > LOOKBACK_CHARS) {
     let from = known - LOOKBACK_CHARS
     while (from < known && charClass(excerpt.charCodeAt(from)) === 1) from++
-    const window = scanWindow(excerpt, m, size, lead, from, true)
+    const window = scanWindow(excerpt, m, size, lead, from, true, known)
     // the shortened scan is exact when it saw a token before the snippet's first one
     if (window.from > 0) return window
   }
-  return scanWindow(excerpt, m, size, lead, 0, known === -1)
+  return scanWindow(excerpt, m, size, lead, 0, known === -1, known)
 }
 
 function scanWindow(
@@ -199,6 +227,8 @@ function scanWindow(
   lead: number,
   offset: number,
   stopEarly: boolean,
+  /** Where the first matching token starts, when firstMatch knows: the tokens before it are not matched. */
+  known = -1,
 ): Window {
   const starts: number[] = []
   const ends: number[] = []
@@ -206,7 +236,7 @@ function scanWindow(
   let first = -1
   const span: Span = { start: 0, end: 0 }
   for (let i = offset; nextToken(excerpt, i, span); i = span.end) {
-    const match = isMatch(excerpt, span.start, span.end)
+    const match = span.start < known ? false : span.start === known || isMatch(excerpt, span.start, span.end)
     if (first < 0 && match) first = starts.length
     starts.push(span.start)
     ends.push(span.end)
@@ -245,27 +275,31 @@ export function sliceSnippet(slice: string, terms: readonly SearchTerm[], size: 
   return window.found && window.more ? render(part, window) : null
 }
 
+// The window's text is copied in as few pieces as there are marks to put in it (not token by token); the
+// index's U+200B marks stay in, for the caller's stripIndexMarks.
 function render(excerpt: string, { starts, ends, matches, from, to, more }: Window): string {
   const { open, close, ellipsis } = SNIPPET_MARKS
   let out = from > 0 ? ellipsis : ''
   let pos = from > 0 ? (starts[from] as number) : 0
   let highlighting = false
   for (let k = from; k < to; k++) {
-    const gap = excerpt.slice(pos, starts[k])
-    if (highlighting && (!matches[k] || /\s/.test(gap))) {
-      out += close
-      highlighting = false
+    const start = starts[k] as number
+    if (highlighting) {
+      const previousEnd = ends[k - 1] as number
+      if (!matches[k] || /\s/.test(excerpt.slice(previousEnd, start))) {
+        out += excerpt.slice(pos, previousEnd) + close
+        pos = previousEnd
+        highlighting = false
+      }
     }
-    // the index's marks between CJK characters are dropped here, where each is a gap of its own, rather
-    // than searched for in the finished snippet
-    if (gap !== INDEX_MARK) out += gap
     if (matches[k] && !highlighting) {
-      out += open
+      out += excerpt.slice(pos, start) + open
+      pos = start
       highlighting = true
     }
-    pos = ends[k] as number
-    out += excerpt.slice(starts[k], pos)
   }
+  const end = to > from ? (ends[to - 1] as number) : pos
+  out += excerpt.slice(pos, end)
   if (highlighting) out += close
-  return more || excerpt.length >= EXCERPT_CHARS ? out + ellipsis : out + excerpt.slice(pos)
+  return more || excerpt.length >= EXCERPT_CHARS ? out + ellipsis : out + excerpt.slice(end)
 }
