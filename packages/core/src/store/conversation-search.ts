@@ -182,20 +182,31 @@ async function neighbourhood(
     'Searching messages',
   )
   const candidates = new Map<number, Candidate>()
+  // plain literals, not rest and spread: a question reads a few hundred of these rows
   for (const row of found) {
-    const { name, content, prev, next, indexed, ...hit } = row
-    if (!rows.has(row.id)) rows.set(row.id, { ...hit, snippet: startOf(content), excerpt: null, score: 0 })
+    const known = rows.get(row.id)
+    if (known === undefined)
+      rows.set(row.id, {
+        session_id: row.session_id,
+        item_id: row.item_id,
+        role: row.role,
+        timestamp: row.timestamp,
+        source: row.source,
+        snippet: startOf(row.content),
+        excerpt: null,
+        score: 0,
+      })
     candidates.set(row.id, {
       id: row.id,
       sessionId: row.session_id,
-      relevance: rows.get(row.id)?.score ?? 0,
-      prev,
-      next,
-      name,
-      content,
+      relevance: known?.score ?? 0,
+      prev: row.prev,
+      next: row.next,
+      name: row.name,
+      content: row.content,
       timestamp: row.timestamp,
       window: 0,
-      windowIndexed: Number(indexed) === 1,
+      windowIndexed: Number(row.indexed) === 1,
     })
   }
   // a neighbour's own links are those of the matches beside it

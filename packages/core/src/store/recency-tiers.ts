@@ -116,8 +116,8 @@ async function tierRows(
     },
     'Searching messages',
   )
-  const rows = found.map(({ tier_from, ...row }) => row)
-  return { rows, from: tier.from ?? found[0]?.tier_from ?? null }
+  // the tier's bound stays on the rows (an extra column no caller reads): a rest copy per row costs more
+  return { rows: found, from: tier.from ?? found[0]?.tier_from ?? null }
 }
 
 /**
