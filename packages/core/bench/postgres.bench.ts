@@ -30,7 +30,7 @@ const MESSAGES = option('--messages', 4000)
 const ROUNDS = option('--rounds', 3)
 const PER_SESSION = 1000
 const W2_REPS = 30
-const W3_REPS = 3
+const W3_REPS = 10
 const CHUNK = 50
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 const time = async (work: () => Promise<unknown>) => {

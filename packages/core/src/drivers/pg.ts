@@ -90,7 +90,7 @@ export function pgDriver(options: PgDriverOptions): StorageDriver {
     name: 'pg',
     dialect: 'postgres',
     capabilities: { localFile: false, remote: true },
-    execute: async (statement) => toResult(await run(pool, statement)),
+    execute: (statement) => run(pool, statement).then((result) => toResult(result)),
     batch: async (statements) => {
       const client = await pool.connect()
       let broken: Error | undefined

@@ -63,9 +63,9 @@ export class StoreContext {
     return running
   }
 
-  /** Runs a query that only reads. */
-  async read<R = Row>(statement: Statement, action: string): Promise<R[]> {
-    return (await this.run<R>(statement, action)).rows
+  /** Runs a query that only reads. (A chained promise, not an async function: one hop less per read.) */
+  read<R = Row>(statement: Statement, action: string): Promise<R[]> {
+    return this.run<R>(statement, action).then((result) => result.rows)
   }
 
   /** Runs a drizzle query; its driver errors become EngramErrors like every other statement's. */

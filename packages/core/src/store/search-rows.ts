@@ -79,7 +79,8 @@ export async function pgKeywordRows(
   const match = joinTerms(terms, 'OR')
   // time order pages by keyset over the plain OR; relevance (never paged by keyset) ranks by tiers
   const relevance = (options.sort ?? 'relevance') === 'relevance'
-  const tiers = relevance ? await messageTiers(ctx, terms) : [{ terms, match }]
+  // one term is its own only tier (messageTiers would say so after an await)
+  const tiers = relevance && terms.length > 1 ? await messageTiers(ctx, terms) : [{ terms, match }]
   const plain = isPlainSearch(options, after)
   let episodes: HitRow[] = []
   const messages = await gather(tiers, take, async (tier, index) => {
