@@ -183,3 +183,21 @@ describe('write tokens', () => {
     }
   })
 })
+
+describe('opening a store', () => {
+  it('starts over when the connection is lost under way (a server restarting), and then opens', async () => {
+    const schema = 'lost_at_open'
+    await (await openStore({ url: server.url, schema })).close()
+    // the schema check's query is cut before the server sees it: the first attempt fails mid-open
+    const proxy = await cuttingProxy('information_schema.tables', 'before')
+    try {
+      const store = await openStore({ url: proxy.url, schema })
+      expect(proxy.cuts()).toBe(1)
+      const session = await store.createSession({ source: 'test' })
+      expect((await store.getSession(session.id))?.id).toBe(session.id)
+      await store.close()
+    } finally {
+      proxy.close()
+    }
+  })
+})

@@ -8,6 +8,14 @@ export function pgCode(error: unknown): string | undefined {
 
 const SOCKET_ERRORS = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'])
 
+/** Socket codes of a server that is not there (refused, unknown host, no route, no answer). */
+export const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ETIMEDOUT',
+])
+
 /**
  * Errors after which the same transaction can simply run again: a serialization failure or deadlock
  * (rolled back by the server), or a connection lost or refused before the transaction committed (the
@@ -53,7 +61,7 @@ export function pgEngramError(error: unknown, action: string, detail: string): E
       `${action}: the database does not exist (${detail}). Create it first (createdb NAME, or CREATE DATABASE in psql), or fix its name in the url.`,
       because,
     )
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'ETIMEDOUT')
+  if (UNREACHABLE_CODES.has(code))
     return new EngramError(
       'DATABASE_UNREACHABLE',
       `${action}: no PostgreSQL server answered (${detail}). Check the host and port in the url, that the server runs, and that the network lets you reach it.`,

@@ -7,7 +7,7 @@ import type { StorageDriver } from '../../driver.ts'
 import { EngramError } from '../../errors.ts'
 import { MIGRATIONS_TABLE, migrate } from '../../migrator.ts'
 import type { SchemaMigrations } from '../../types.ts'
-import { isTransientPgError, pgCode } from './errors.ts'
+import { isTransientPgError, pgCode, UNREACHABLE_CODES } from './errors.ts'
 
 /**
  * The PostgreSQL migrations shipped with this package: `dist/drizzle-pg/` next to the built code, or,
@@ -62,8 +62,6 @@ async function assertEngramSchema(driver: StorageDriver, migrationsFolder: strin
 /** A catalog entry another connection created between our check and our CREATE (duplicate type, table, schema, key). */
 const CREATED_MEANWHILE = new Set(['42710', '42P07', '42P06', '23505'])
 const OPEN_ATTEMPTS = 5
-/** Codes of a server that is not there: reported at once rather than retried. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT'])
 
 /**
  * Opens a PostgreSQL store's schema: creates it if missing, checks it is ours, applies pending migrations.
@@ -85,7 +83,7 @@ export async function preparePostgres(
       const code = pgCode((error as Error).cause ?? error) ?? ''
       // A connection the server ended under way (it is restarting) is opened again; a server that refuses
       // or cannot be found is reported at once (DATABASE_UNREACHABLE), for the caller to wait out or fix.
-      const lost = isTransientPgError((error as Error).cause ?? error) && !UNREACHABLE.has(code)
+      const lost = isTransientPgError((error as Error).cause ?? error) && !UNREACHABLE_CODES.has(code)
       if (!(CREATED_MEANWHILE.has(code) || lost) || attempt >= OPEN_ATTEMPTS) throw error
       await sleep((20 + Math.random() * 100) * attempt)
     }
