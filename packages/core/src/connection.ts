@@ -56,7 +56,7 @@ interface PostgresTarget {
 }
 type Target = LocalTarget | RemoteTarget | PostgresTarget
 
-const POSTGRES_URL = /^postgres(ql)?:\/\//i
+export const POSTGRES_URL = /^postgres(ql)?:\/\//i
 const PGLITE_URL = /^pglite:/i
 
 const badUrl = (url: string, problem: string) =>

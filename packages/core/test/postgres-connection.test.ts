@@ -46,6 +46,32 @@ describe('opening a PostgreSQL store', () => {
     }
   })
 
+  it("takes the schema from the url's schema= parameter, so a url alone (the CLI's --db, --from) names it", async () => {
+    const byOption = await openStore({ url: server.url, schema: 'app_url' })
+    const byUrl = await openStore({ url: urlWith({ query: '?schema=app_url&sslmode=disable' }) })
+    try {
+      const s = await byOption.createSession({ source: 'cli' })
+      expect((await byUrl.getSession(s.id))?.id).toBe(s.id)
+      // the default schema holds no such session: the parameter chose the schema, it was not dropped
+      const inPublic = await openStore({ url: server.url })
+      expect(await inPublic.getSession(s.id)).toBeNull()
+      await inPublic.close()
+    } finally {
+      await byOption.close()
+      await byUrl.close()
+    }
+    const bad = await expectCode(
+      openStore({ url: urlWith({ query: '?schema=bad%20name' }) }),
+      'INVALID_CONFIG',
+    )
+    expect(bad.message).toMatch(/schema= parameter/)
+    const both = await expectCode(
+      openStore({ url: urlWith({ query: '?schema=one' }), schema: 'two' }),
+      'INVALID_CONFIG',
+    )
+    expect(both.message).toMatch(/give the schema once/)
+  })
+
   it('opens one new schema from many connections at once: one migrates, the others find it done', async () => {
     const stores = await Promise.all(
       Array.from({ length: 8 }, () => openStore({ url: server.url, schema: 'racing', poolSize: 1 })),
