@@ -41,7 +41,14 @@ function schemaFromUrl<S extends { url?: string; schema?: string }>(settings: S,
   const params = url.slice(query + 1).split('&')
   const given = params.filter((p) => p.startsWith('schema='))
   if (given.length === 0) return settings
-  const names = given.map((p) => decodeURIComponent(p.slice('schema='.length)))
+  const decode = (value: string) => {
+    try {
+      return decodeURIComponent(value)
+    } catch {
+      return '' // a malformed %-escape: no schema name, refused below
+    }
+  }
+  const names = given.map((p) => decode(p.slice('schema='.length)))
   const name = names[0] as string
   if (names.some((n) => n !== name) || !SCHEMA_NAME.test(name))
     ctx.addIssue({

@@ -65,6 +65,7 @@ describe('opening a PostgreSQL store', () => {
       'INVALID_CONFIG',
     )
     expect(bad.message).toMatch(/schema= parameter/)
+    await expectCode(openStore({ url: urlWith({ query: '?schema=%E0%A4%A' }) }), 'INVALID_CONFIG')
     const both = await expectCode(
       openStore({ url: urlWith({ query: '?schema=one' }), schema: 'two' }),
       'INVALID_CONFIG',
