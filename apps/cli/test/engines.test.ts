@@ -6,6 +6,7 @@ import type { SessionExport } from '@engram/core'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closedPort } from '../../../packages/agent/test/servers/http.ts'
+import { comparable } from '../../../packages/core/test/helpers.ts'
 import { type PostgresServer, startPostgres } from '../../../packages/core/test/postgres-server.ts'
 import { engram, engramJson, type Json, seedConversation, tempDir, withStore } from './helpers.ts'
 
@@ -74,20 +75,6 @@ async function dumpAll(url: string): Promise<unknown[]> {
       dumps.push(comparable((await store.exportSession(session.id)) as SessionExport))
     return dumps.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
   })
-}
-
-/** A session as a copy must keep it: all but message and episode ids (episodes point at positions). */
-function comparable(dump: SessionExport) {
-  const position = new Map(dump.messages.map((m, i) => [m.id, i]))
-  return {
-    ...dump,
-    messages: dump.messages.map(({ id: _, ...m }) => m),
-    episodes: dump.episodes.map(({ id: _, firstMessageId, lastMessageId, ...e }) => ({
-      ...e,
-      first: position.get(firstMessageId ?? -1) ?? null,
-      last: position.get(lastMessageId ?? -1) ?? null,
-    })),
-  }
 }
 
 /** An export --all file without its export time and the ids each store numbers its own way. */

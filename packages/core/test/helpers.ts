@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
-import { type DriverName, openStore, type Store, type StoreOptions } from '../src/index.ts'
+import {
+  type DriverName,
+  openStore,
+  type SessionExport,
+  type Store,
+  type StoreOptions,
+} from '../src/index.ts'
 
 /** A fresh folder under the OS temp dir, removed when the test file ends. */
 export function tempDir(prefix = 'engram-test-'): string {
@@ -35,5 +41,19 @@ export async function withStore<T>(options: StoreOptions, use: (store: Store) =>
     return await use(store)
   } finally {
     await store.close()
+  }
+}
+
+/** A session as a copy must keep it: all but message and episode ids (episodes point at positions). */
+export function comparable(dump: SessionExport) {
+  const position = new Map(dump.messages.map((m, i) => [m.id, i]))
+  return {
+    ...dump,
+    messages: dump.messages.map(({ id: _, ...m }) => m),
+    episodes: dump.episodes.map(({ id: _, firstMessageId, lastMessageId, ...e }) => ({
+      ...e,
+      first: position.get(firstMessageId ?? -1) ?? null,
+      last: position.get(lastMessageId ?? -1) ?? null,
+    })),
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { SessionExport, Store } from '../src/index.ts'
-import { tempDbPath, tempDir, withStore } from './helpers.ts'
+import { comparable, tempDbPath, tempDir, withStore } from './helpers.ts'
 
 const dir = tempDir()
 
@@ -30,20 +30,6 @@ async function seed(store: Store): Promise<string> {
   await store.search('部署') // counts a hit on the episode
   await store.endSession(s.id, 'compression')
   return s.id
-}
-
-/** What must survive a copy: all but the ids the new store assigns (message ids become positions). */
-function comparable(dump: SessionExport) {
-  const position = new Map(dump.messages.map((m, i) => [m.id, i]))
-  return {
-    ...dump,
-    messages: dump.messages.map(({ id: _, ...m }) => m),
-    episodes: dump.episodes.map(({ id: _, firstMessageId, lastMessageId, ...e }) => ({
-      ...e,
-      first: position.get(firstMessageId ?? -1),
-      last: position.get(lastMessageId ?? -1),
-    })),
-  }
 }
 
 const asImport = (dump: SessionExport) => {
