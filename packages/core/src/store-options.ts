@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { type ConnectionOptions, POSTGRES_URL } from './connection.ts'
+import { EngramError } from './errors.ts'
 import { DEFAULT_RETRY, type RetryPolicy } from './store/context.ts'
 import { parse, wholeNumber } from './validation.ts'
 
@@ -27,71 +28,56 @@ const upperChoice = <T extends readonly [string, ...string[]]>(values: T) =>
     .pipe(z.enum(values, { error: `must be one of ${values.join(', ')}` }))
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/
-const SCHEMA_RULE = 'must be a schema name: letters, digits, _ and $, at most 63'
 
 /**
- * A PostgreSQL url's own `schema=` parameter (`postgres://…/db?schema=app`, so that a url alone, as the CLI's
- * --db and --from take it, names the schema) moved into the schema option; node-postgres never sees it.
- * The same rule as the option; both given, they must agree.
+ * A PostgreSQL url's own `schema=` parameters (`postgres://…/db?schema=app`, so that a url alone, as the
+ * CLI's --db and --from take it, names the schema), taken out of it: the url node-postgres gets and the
+ * names given (decoded; a malformed escape reads as no name, which the schema rule refuses). Undefined
+ * when the url has none.
  */
-function schemaFromUrl<S extends { url?: string; schema?: string }>(settings: S, ctx: z.RefinementCtx): S {
-  const { url } = settings
+function schemaParams(url: string | undefined): { url: string; names: string[] } | undefined {
   const query = url?.indexOf('?') ?? -1
-  if (url === undefined || query < 0 || !POSTGRES_URL.test(url)) return settings
+  if (url === undefined || query < 0 || !POSTGRES_URL.test(url)) return undefined
   const params = url.slice(query + 1).split('&')
   const given = params.filter((p) => p.startsWith('schema='))
-  if (given.length === 0) return settings
+  if (given.length === 0) return undefined
   const decode = (value: string) => {
     try {
       return decodeURIComponent(value)
     } catch {
-      return '' // a malformed %-escape: no schema name, refused below
+      return ''
     }
   }
-  const names = given.map((p) => decode(p.slice('schema='.length)))
-  const name = names[0] as string
-  if (names.some((n) => n !== name) || !SCHEMA_NAME.test(name))
-    ctx.addIssue({
-      code: 'custom',
-      path: ['url'],
-      message: `its schema= parameter ${SCHEMA_RULE}, given once`,
-    })
-  else if (settings.schema !== undefined && settings.schema !== name)
-    ctx.addIssue({
-      code: 'custom',
-      path: ['schema'],
-      message: `is ${settings.schema} but the url says schema=${name}: give the schema once`,
-    })
   const rest = params.filter((p) => !p.startsWith('schema=')).join('&')
   return {
-    ...settings,
     url: rest === '' ? url.slice(0, query) : `${url.slice(0, query)}?${rest}`,
-    schema: name,
+    names: given.map((p) => decode(p.slice('schema='.length))),
   }
 }
 
-const settingsSchema = z
-  .object({
-    url: z.string({ error: 'must be a path or url' }).optional(),
-    driver: z.enum(DRIVERS, { error: `must be one of ${DRIVERS.join(', ')}` }).optional(),
-    authToken: z.string().optional(),
-    syncUrl: z.string().optional(),
-    syncIntervalSeconds: z.number().positive().optional(),
-    poolSize: wholeNumber(1).optional(),
-    statementTimeoutMs: wholeNumber(1).optional(),
-    schema: z.string({ error: 'must be a schema name' }).regex(SCHEMA_NAME, SCHEMA_RULE).optional(),
-    busyTimeout: wholeNumber(0).default(1000),
-    journalMode: upperChoice(JOURNAL_MODES).default('WAL'),
-    synchronous: upperChoice(SYNCHRONOUS).default('NORMAL'),
-    retry: z
-      .object({ attempts: wholeNumber(1), minDelayMs: wholeNumber(0), maxDelayMs: wholeNumber(0) })
-      .partial()
-      .optional()
-      .transform((retry) => ({ ...DEFAULT_RETRY, ...retry }))
-      .refine((retry) => retry.maxDelayMs >= retry.minDelayMs, 'maxDelayMs must be at least minDelayMs'),
-    migrationsFolder: z.string().optional(),
-  })
-  .transform(schemaFromUrl)
+const settingsSchema = z.object({
+  url: z.string({ error: 'must be a path or url' }).optional(),
+  driver: z.enum(DRIVERS, { error: `must be one of ${DRIVERS.join(', ')}` }).optional(),
+  authToken: z.string().optional(),
+  syncUrl: z.string().optional(),
+  syncIntervalSeconds: z.number().positive().optional(),
+  poolSize: wholeNumber(1).optional(),
+  statementTimeoutMs: wholeNumber(1).optional(),
+  schema: z
+    .string({ error: 'must be a schema name' })
+    .regex(SCHEMA_NAME, 'must be a schema name: letters, digits, _ and $, at most 63')
+    .optional(),
+  busyTimeout: wholeNumber(0).default(1000),
+  journalMode: upperChoice(JOURNAL_MODES).default('WAL'),
+  synchronous: upperChoice(SYNCHRONOUS).default('NORMAL'),
+  retry: z
+    .object({ attempts: wholeNumber(1), minDelayMs: wholeNumber(0), maxDelayMs: wholeNumber(0) })
+    .partial()
+    .optional()
+    .transform((retry) => ({ ...DEFAULT_RETRY, ...retry }))
+    .refine((retry) => retry.maxDelayMs >= retry.minDelayMs, 'maxDelayMs must be at least minDelayMs'),
+  migrationsFolder: z.string().optional(),
+})
 
 /** Store settings after validation, with every default filled in. */
 export type ResolvedStoreSettings = z.output<typeof settingsSchema>
@@ -101,5 +87,18 @@ export type ResolvedStoreSettings = z.output<typeof settingsSchema>
  * PRAGMAs only through this.
  */
 export function resolveStoreSettings(options: StoreOptions): ResolvedStoreSettings {
-  return parse(settingsSchema, options ?? {}, 'Opening the store', { code: 'INVALID_CONFIG' })
+  let given = options ?? {}
+  // the url's schema= moves into the schema option, checked by its rule; errors name the schemas, never
+  // the url (it may hold a password)
+  const fromUrl = schemaParams(given.url)
+  if (fromUrl !== undefined) {
+    const schema = given.schema ?? (fromUrl.names[0] as string)
+    if (fromUrl.names.some((name) => name !== schema))
+      throw new EngramError(
+        'INVALID_CONFIG',
+        `Opening the store: the url's schema= (${fromUrl.names.join(', ')}) and the schema option (${given.schema ?? 'not given'}) name more than one schema. Name it once.`,
+      )
+    given = { ...given, url: fromUrl.url, schema }
+  }
+  return parse(settingsSchema, given, 'Opening the store', { code: 'INVALID_CONFIG' })
 }

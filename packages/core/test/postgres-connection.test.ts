@@ -64,13 +64,20 @@ describe('opening a PostgreSQL store', () => {
       openStore({ url: urlWith({ query: '?schema=bad%20name' }) }),
       'INVALID_CONFIG',
     )
-    expect(bad.message).toMatch(/schema= parameter/)
+    expect(bad.message).toMatch(/schema must be a schema name/)
+    expect(bad.message).not.toContain(server.url)
     await expectCode(openStore({ url: urlWith({ query: '?schema=%E0%A4%A' }) }), 'INVALID_CONFIG')
     const both = await expectCode(
       openStore({ url: urlWith({ query: '?schema=one' }), schema: 'two' }),
       'INVALID_CONFIG',
     )
-    expect(both.message).toMatch(/give the schema once/)
+    expect(both.message).toMatch(/Name it once/)
+    expect(both.message).not.toContain(server.url)
+    const twice = await expectCode(
+      openStore({ url: urlWith({ query: '?schema=a&schema=b' }) }),
+      'INVALID_CONFIG',
+    )
+    expect(twice.message).toMatch(/\(a, b\).*Name it once/)
   })
 
   it('opens one new schema from many connections at once: one migrates, the others find it done', async () => {
