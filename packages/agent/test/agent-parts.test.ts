@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { growthRatio } from '../../core/test/linearity.ts'
+import { workGrowth } from '../../core/src/testing/work.ts'
 import { buildSystemPrompt, costOf, IMPORTANCE, importanceOf } from '../src/index.ts'
 
 describe('episode importance', () => {
@@ -27,7 +27,9 @@ describe('episode importance', () => {
 
   it('is linear in the summary (no backtracking on long runs of spaces)', () => {
     const work = (n: number) => importanceOf(`importance${' '.repeat(n)}x `.repeat(3))
-    expect(growthRatio(work, 25_000)).toBeLessThan(24)
+    expect(workGrowth(work, 2_000)).toBeLessThan(12)
+    // Backtracking inside one regex match is not counted: a megabyte finishes (the timeout is the guard).
+    expect(importanceOf(`importance${' '.repeat(1_000_000)}x `)).toBeGreaterThanOrEqual(0)
   })
 
   it('is always an integer from 0 to 10 (property)', () => {

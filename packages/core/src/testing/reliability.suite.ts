@@ -8,8 +8,12 @@ import { expectCode, type Harness, holdWriteLock } from './harness.ts'
 export function reliabilitySuite(h: Harness): void {
   const { open } = h
 
+  /**
+   * A store that would wait ten minutes for a write lock: a call that waits for one fails by the test's
+   * timeout, so "does not wait" is checked without timing anything.
+   */
   async function withEpisode(path: string): Promise<{ store: Store; sessionId: string }> {
-    const store = await open(path, { busyTimeout: 5000 })
+    const store = await open(path, { busyTimeout: 600_000 })
     const s = await store.createSession({ source: 'cli' })
     await store.appendMessage(s.id, { role: 'user', content: 'the quarterly report is due' })
     await store.addEpisode({ sessionId: s.id, summary: 'quarterly report planning' })
@@ -24,10 +28,7 @@ export function reliabilitySuite(h: Harness): void {
         const { store, sessionId } = await withEpisode(path)
         const release = await holdWriteLock(path)
         try {
-          const started = performance.now()
           const hits = await store.search('quarterly')
-          // Well under the 5 s the store would otherwise wait for the lock.
-          expect(performance.now() - started).toBeLessThan(2500)
           expect(hits.map((hit) => hit.kind)).toEqual(['episode', 'message'])
         } finally {
           await release()
@@ -63,10 +64,7 @@ export function reliabilitySuite(h: Harness): void {
       const { store } = await withEpisode(path)
       const release = await holdWriteLock(path)
       try {
-        const started = performance.now()
         const report = await store.checkIntegrity()
-        // Well under the 5 s the store would otherwise wait for the lock.
-        expect(performance.now() - started).toBeLessThan(2500)
         expect(report).toMatchObject({ ok: false, status: 'busy', database: ['ok'] })
         expect(report.fix).toMatch(/write lock/)
       } finally {

@@ -4,6 +4,7 @@ import { toMatchQuery } from '../search/query.ts'
 import { COMMON_TERM_MESSAGES } from '../store/message-tiers.ts'
 import type { Store } from '../store/store.ts'
 import type { Harness } from './harness.ts'
+import { countWorkAsync } from './work.ts'
 
 /** store.search on a real database: ranking, filters, user scoping, CJK, episodes, megabyte rows. */
 export function searchSuite(h: Harness): void {
@@ -383,7 +384,7 @@ export function searchSuite(h: Harness): void {
         }
       }
 
-      it('answers searches matching them about as fast as a normal search, with highlighted snippets', async () => {
+      it('answers searches matching them with bounded work and highlighted snippets', async () => {
         const normal = (await Promise.all([1, 2, 3].map(() => timed('rota')))).map((r) => r.ms)
         const floor = Math.min(...normal)
         for (const query of ['lorem', 'ipsum dolor', '数据库', 'ten']) {
@@ -393,7 +394,10 @@ export function searchSuite(h: Harness): void {
             `[bench ${driver}] search "${query}" over 1+3+10 MB messages: ${ms.toFixed(1)} ms = ${(ms / ranking).toFixed(1)}× ranking them alone (${ranking.toFixed(1)} ms), ${(ms / floor).toFixed(0)}× a search of short messages (${floor.toFixed(2)} ms)`,
           )
           expect(hits.length, query).toBeGreaterThan(0)
-          expect(ms, query).toBeLessThan(1000)
+          // The timings above are printed, not asserted (the machine may be busy): what is asserted is that
+          // the JS work is bounded by the snippet slices, not by the 14 MB the rows hold.
+          const work = await countWorkAsync(() => large.search(query))
+          expect(work, query).toBeLessThan(MB / 8)
           for (const hit of hits) {
             expect(hit.snippet.length, query).toBeLessThan(500)
             expect(hit.snippet, query).not.toContain('\u200b')

@@ -3,8 +3,10 @@
  *
  *   tsx lock-holder.ts <db path> <hold ms>
  *
- * Takes the lock with BEGIN IMMEDIATE, prints `LOCKED`, waits, commits (nothing), prints `RELEASED`.
+ * Takes the lock with BEGIN IMMEDIATE, prints `LOCKED`, waits, writes `<db path>.releasing` (so a test can tell,
+ * without a clock, that its own write finished after this point), commits (nothing), prints `RELEASED`.
  */
+import { writeFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import Database from 'better-sqlite3'
 
@@ -17,6 +19,7 @@ const db = new Database(path)
 db.exec('BEGIN IMMEDIATE')
 console.log('LOCKED')
 await sleep(Number(holdArg))
+writeFileSync(`${path}.releasing`, '')
 db.exec('COMMIT')
 db.close()
 console.log('RELEASED')
