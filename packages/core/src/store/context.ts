@@ -132,6 +132,21 @@ export class StoreContext {
     }
   }
 
+  /**
+   * One attempt at the statements as one transaction that gives up at once when another connection holds
+   * the write lock: false then. For background work, which must never stall the process on a lock (on the
+   * synchronous drivers a wait blocks the event loop for up to the busy timeout).
+   */
+  async writeUnlessLocked(statements: readonly Statement[], action: string): Promise<boolean> {
+    try {
+      await this.withoutWaiting(() => this.driver.batch(statements))
+      return true
+    } catch (error) {
+      if (isBusyError(error)) return false
+      throw toEngramError(error, action)
+    }
+  }
+
   /** One attempt at a write that may be skipped: a locked, read-only or failing database changes nothing. */
   async writeIfFree(statement: Statement): Promise<void> {
     await this.withoutWaiting(() => this.driver.execute(statement)).catch(() => undefined)

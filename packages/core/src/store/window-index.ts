@@ -50,11 +50,22 @@ function indexSessionStatements(sessionId: string): Statement[] {
   ]
 }
 
-/** Indexes the windows of the given sessions in one transaction (nothing on PostgreSQL). */
-export async function indexWindows(ctx: StoreContext, sessionIds: Iterable<string>): Promise<void> {
-  if (ctx.dialect === 'postgres') return
+/**
+ * Indexes the windows of the given sessions in one transaction (nothing on PostgreSQL). Unless `wait`,
+ * it gives up at once when another connection holds the write lock, and returns false.
+ */
+export async function indexWindows(
+  ctx: StoreContext,
+  sessionIds: Iterable<string>,
+  wait = true,
+): Promise<boolean> {
+  if (ctx.dialect === 'postgres') return true
   const statements = [...sessionIds].flatMap(indexSessionStatements)
-  if (statements.length > 0) await ctx.write(statements, 'Indexing conversation windows')
+  if (statements.length === 0) return true
+  const action = 'Indexing conversation windows'
+  if (!wait) return ctx.writeUnlessLocked(statements, action)
+  await ctx.write(statements, action)
+  return true
 }
 
 /** Every session whose windows lag behind its messages (after a crash lost a batch, or an upgrade). */
@@ -81,7 +92,10 @@ export const clearWindowsStatements = (): Statement[] => [
  * Runs the batches: a session appended to is indexed once the store has had no append for
  * WINDOW_IDLE_MS (so a stream of appends never waits for indexing), a session that ends, is continued
  * or imported at once after that write, and what is left when the store closes. Batches are best-effort:
- * a failed or refused one leaves its sessions to the query-time windows and the next batch.
+ * a failed or refused one leaves its sessions to the query-time windows and the next batch. Only the
+ * batch at close waits for another process's write lock: the others give up at once and are tried again
+ * WINDOW_IDLE_MS later, because on the synchronous drivers a wait would stall the whole process (every
+ * search and append of it) for up to the busy timeout, for work nobody is waiting on.
  */
 export class WindowIndexer {
   private readonly dirty = new Set<string>()
@@ -112,7 +126,7 @@ export class WindowIndexer {
   close(): Promise<void> {
     if (this.timer !== null) clearTimeout(this.timer)
     this.timer = null
-    return this.flush()
+    return this.flush(true)
   }
 
   private arm(ms: number): void {
@@ -127,11 +141,15 @@ export class WindowIndexer {
     else void this.flush()
   }
 
-  private async flush(): Promise<void> {
+  private async flush(wait = false): Promise<void> {
     if (this.dirty.size === 0) return
     const sessions = [...this.dirty]
     this.dirty.clear()
-    await this.ctx.operation(() => indexWindows(this.ctx, sessions)).catch(() => undefined)
+    const done = await this.ctx.operation(() => indexWindows(this.ctx, sessions, wait)).catch(() => true)
+    if (done) return
+    // Locked by another process: the same sessions, and any appended to since, in a while.
+    for (const id of sessions) this.dirty.add(id)
+    if (this.timer === null) this.arm(WINDOW_IDLE_MS)
   }
 }
 

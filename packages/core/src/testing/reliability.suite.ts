@@ -1,7 +1,10 @@
 import { openSync, statSync, truncateSync, writeSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
+import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import type { EngramError } from '../errors.ts'
 import type { Store } from '../store/store.ts'
+import { WINDOW_IDLE_MS } from '../store/window-index.ts'
 import { expectCode, type Harness, holdWriteLock } from './harness.ts'
 
 /** Store guarantees that came from trying to break it: run once per driver. */
@@ -57,6 +60,48 @@ export function reliabilitySuite(h: Harness): void {
       await reopened.close()
     })
   })
+
+  it.skipIf(!h.capabilities.sqliteFile)(
+    "indexes conversation windows in the background without waiting for another process's write lock (sqliteFile)",
+    async () => {
+      const path = h.path()
+      const { store } = await withEpisode(path)
+      const windowed = (sessionId: string) => {
+        const db = new Database(path, { readonly: true })
+        try {
+          return db.prepare('SELECT 1 FROM window_marks WHERE session_id = ?').get(sessionId) !== undefined
+        } finally {
+          db.close()
+        }
+      }
+      // A session whose windows are pending when the lock is taken: the batch runs WINDOW_IDLE_MS after the
+      // last append, so on a slow machine it may have run before the lock holder started; then again.
+      let pending: { sessionId: string; release: () => Promise<void> } | undefined
+      for (let attempt = 0; attempt < 5 && !pending; attempt++) {
+        const s = await store.createSession({ source: 'cli' })
+        await store.appendMessages(s.id, [
+          { role: 'user', content: 'when is the quarterly report due?' },
+          { role: 'assistant', content: 'on Friday' },
+        ])
+        const release = await holdWriteLock(path)
+        if (windowed(s.id)) await release()
+        else pending = { sessionId: s.id, release }
+      }
+      if (!pending) throw new Error('The window batch ran before the lock holder took the lock, five times')
+      try {
+        await sleep(WINDOW_IDLE_MS * 3)
+        // Had the batch waited for the lock, this process would be stalled for the ten-minute busy timeout
+        // (the drivers are synchronous) and the test would fail by its own timeout.
+        expect((await store.search('Friday', { sessionId: pending.sessionId })).length).toBe(1)
+        expect(windowed(pending.sessionId)).toBe(false)
+      } finally {
+        await pending.release()
+      }
+      // Tried again once the lock is free.
+      while (!windowed(pending.sessionId)) await sleep(WINDOW_IDLE_MS)
+      await store.close()
+    },
+  )
 
   describe.skipIf(!h.capabilities.sqliteFile)('checkIntegrity reports, never throws (sqliteFile)', () => {
     it('reports a held write lock as busy, distinctly from damage, without waiting', async () => {
