@@ -67,7 +67,8 @@ describe('a write whose reply is lost', () => {
       const schema = `lost_commit_${when}`
       const direct = await openStore({ url: server.url, schema })
       const proxy = await cuttingProxy('; COMMIT', when)
-      const store = await openStore({ url: proxy.url, schema })
+      // A pool of one: the lost connection must go back before the outcome is asked on a new one.
+      const store = await openStore({ url: proxy.url, schema, poolSize: 1 })
       try {
         const s = await direct.createSession({ source: 'test' })
         // continueSession is a batch: BEGIN, its statements, then the token with the COMMIT.
@@ -199,5 +200,55 @@ describe('opening a store', () => {
     } finally {
       proxy.close()
     }
+  })
+})
+
+describe("the pg driver's pool of connections", () => {
+  const pid = async (driver: ReturnType<typeof pgDriver>) =>
+    (await driver.execute<{ pid: number }>({ sql: 'SELECT pg_backend_pid() AS pid' })).rows[0]?.pid
+
+  it('opens at most poolSize connections and serves every caller that waited for one, in turn', async () => {
+    const driver = pgDriver({ url: server.url, poolSize: 2 })
+    try {
+      const rows = await Promise.all(
+        Array.from({ length: 7 }, (_, i) =>
+          driver.execute<{ pid: number; i: number }>({
+            sql: 'SELECT pg_backend_pid() AS pid, ?::int AS i FROM pg_sleep(0.05)',
+            params: [i],
+          }),
+        ),
+      )
+      expect(rows.map((r) => r.rows[0]?.i)).toEqual([0, 1, 2, 3, 4, 5, 6])
+      expect(new Set(rows.map((r) => r.rows[0]?.pid)).size).toBe(2)
+    } finally {
+      await driver.close()
+    }
+  })
+
+  it('keeps a connection after a server error and replaces one the server ended', async () => {
+    const driver = pgDriver({ url: server.url, poolSize: 1 })
+    const other = pgDriver({ url: server.url, poolSize: 1 })
+    try {
+      const first = await pid(driver)
+      await expect(driver.execute({ sql: 'SELECT 1 / 0' })).rejects.toMatchObject({ code: '22012' })
+      expect(await pid(driver)).toBe(first)
+      // Ended while idle: the pool drops it when the server says so, and opens a new one on demand.
+      await other.execute({ sql: 'SELECT pg_terminate_backend(?)', params: [first] })
+      let next: number | undefined
+      for (let attempt = 0; attempt < 50 && next === undefined; attempt++) {
+        next = await pid(driver).catch(() => undefined)
+      }
+      expect(next).toBeDefined()
+      expect(next).not.toBe(first)
+    } finally {
+      await driver.close()
+      await other.close()
+    }
+  })
+
+  it('refuses work once closed', async () => {
+    const driver = pgDriver({ url: server.url, poolSize: 1 })
+    await driver.close()
+    await expect(driver.execute({ sql: 'SELECT 1' })).rejects.toThrow(/pool/)
   })
 })

@@ -11,11 +11,12 @@ import {
 } from '../dialects/postgres/write-tokens.ts'
 import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
 import { EngramError } from '../errors.ts'
+import { PgConnections } from './pg-connections.ts'
 
 export interface PgDriverOptions {
   /** `postgres://user:password@host:port/database?sslmode=require` (node-postgres reads sslmode). */
   url: string
-  /** Connections in this process's pool (default 10). */
+  /** Connections in this process's pool (default DEFAULT_POOL_SIZE). */
   poolSize?: number
   /** Server-side limit on one statement (ms); unlimited by default. */
   statementTimeoutMs?: number
@@ -31,6 +32,8 @@ const types = {
       ? Number
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 }
+
+const DEFAULT_POOL_SIZE = 10
 
 const toValues = (params: Statement['params']) =>
   (params ?? []).map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p))
@@ -48,11 +51,15 @@ const OUTCOME_WAIT_MS = 30_000
  * server answers: it did if the token it stored is there. Asking claims the token otherwise, so a
  * transaction still on its way cannot commit after a "no".
  */
-async function committed(pool: pg.Pool, token: string, lost: unknown): Promise<boolean> {
+async function committed(
+  query: (statement: Statement) => Promise<pg.QueryResult>,
+  token: string,
+  lost: unknown,
+): Promise<boolean> {
   const deadline = Date.now() + OUTCOME_WAIT_MS
   for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
     try {
-      const { rows } = await pool.query(numberPlaceholders(CLAIM_TOKEN), [token])
+      const { rows } = await query({ sql: CLAIM_TOKEN, params: [token] })
       return rows.length === 0
     } catch (error) {
       if (!isTransientPgError(error) || Date.now() > deadline)
@@ -75,24 +82,33 @@ async function committed(pool: pg.Pool, token: string, lost: unknown): Promise<b
 export function pgDriver(options: PgDriverOptions): StorageDriver {
   // The settings travel in the startup packet, so every pooled connection has them before its first query.
   const settings = startupOptions(options.schema ?? 'public', options.statementTimeoutMs, options.readonly)
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 10,
-    types,
-    options: settings,
-  })
-  // An idle connection the server ends (a restart, a proxy timeout) is dropped from the pool, not thrown.
-  pool.on('error', () => undefined)
-  const run = (client: pg.Pool | pg.PoolClient, { sql, params }: Statement) =>
+  const pool = new PgConnections(
+    { connectionString: options.url, types, options: settings },
+    options.poolSize ?? DEFAULT_POOL_SIZE,
+  )
+  const run = (client: pg.Client, { sql, params }: Statement) =>
     client.query({ text: params?.length ? numberPlaceholders(sql) : sql, values: toValues(params) })
+  // One statement on a pooled client. A server's error (a constraint, a timeout) leaves the connection as
+  // it was; any other failure, or a connection the server ended, closes it.
+  const query = async (statement: Statement): Promise<pg.QueryResult> => {
+    const client = await pool.acquire()
+    try {
+      const result = await run(client, statement)
+      pool.release(client)
+      return result
+    } catch (error) {
+      pool.release(client, !(error instanceof pg.DatabaseError) || isTransientPgError(error))
+      throw error
+    }
+  }
 
   return {
     name: 'pg',
     dialect: 'postgres',
     capabilities: { localFile: false, remote: true },
-    execute: (statement) => run(pool, statement).then((result) => toResult(result)),
+    execute: (statement) => query(statement).then((result) => toResult(result)),
     batch: async (statements) => {
-      const client = await pool.connect()
+      const client = await pool.acquire()
       let broken: Error | undefined
       // A checked-out connection the server drops emits 'error', which would end the process unheard; the
       // query under way fails with it anyway, and the batch is retried or reported from there.
@@ -100,6 +116,13 @@ export function pgDriver(options: PgDriverOptions): StorageDriver {
         broken = error
       }
       client.on('error', dropped)
+      let released = false
+      const release = () => {
+        if (released) return
+        released = true
+        client.off('error', dropped)
+        pool.release(client, broken !== undefined)
+      }
       try {
         const token = newWriteToken()
         const results: QueryResult[] = []
@@ -117,7 +140,9 @@ export function pgDriver(options: PgDriverOptions): StorageDriver {
         } catch (error) {
           if (isTransientPgError(error)) {
             broken = error as Error
-            if (await committed(pool, token, error)) return results
+            // Given back before another connection is asked, or a pool of one would wait for itself.
+            release()
+            if (await committed(query, token, error)) return results
           } else await client.query('ROLLBACK').catch((e: Error) => (broken = e))
           throw error
         }
@@ -126,8 +151,7 @@ export function pgDriver(options: PgDriverOptions): StorageDriver {
         if (isTransientPgError(error)) broken ??= error as Error
         throw error
       } finally {
-        client.off('error', dropped)
-        client.release(broken)
+        release()
       }
     },
     close: () => pool.end(),
