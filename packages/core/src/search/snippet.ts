@@ -77,15 +77,21 @@ const fold = (token: string) =>
       : token.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
 
 interface Matcher {
-  /** Does the token text[start, end) match a query word (folded equal, or beginning with a stem)? */
+  /**
+   * Does the token text[start, end) match a query word (folded equal, or beginning with a stem)? For any
+   * token but one Han character, which is matched by `han`.
+   */
   isMatch: (text: string, start: number, end: number) => boolean
+  /** The query words that are one Han character, by code: such a token is matched without a call. */
+  han: ReadonlySet<number>
   /** The stems among the folded query words. */
   stems: ReadonlySet<string>
   /**
    * Every query word, longest first, ASCII case ignored (a non-unicode `i` regex folds ASCII letters
    * only); null when a word is neither ASCII nor one Han character, or there are too many (see firstMatch).
+   * Made on first use: most rows are too short to need it.
    */
-  finder: RegExp | null
+  finder: () => RegExp | null
 }
 
 // A search snippets all its rows with one term list: its matcher (and the tokens it has folded) is made
@@ -115,8 +121,6 @@ function newMatcher(terms: readonly SearchTerm[]): Matcher {
     [...words].flatMap((w) => (w.length === 1 && isHan(w.charCodeAt(0)) ? [w.charCodeAt(0)] : [])),
   )
   const isMatch = (text: string, start: number, end: number) => {
-    const code = text.charCodeAt(start)
-    if (end === start + 1 && isHan(code)) return han.has(code)
     const token = text.slice(start, end)
     let match = seen.get(token)
     if (match === undefined) {
@@ -126,9 +130,10 @@ function newMatcher(terms: readonly SearchTerm[]): Matcher {
     }
     return match
   }
-  const simple = [...words].every((w) => ASCII_WORD.test(w) || (w.length === 1 && isHan(w.charCodeAt(0))))
-  const finder =
-    simple && words.size > 0 && words.size <= MAX_STEMS
+  let finder: RegExp | null | undefined
+  const makeFinder = () => {
+    const simple = [...words].every((w) => ASCII_WORD.test(w) || (w.length === 1 && isHan(w.charCodeAt(0))))
+    return simple && words.size > 0 && words.size <= MAX_STEMS
       ? new RegExp(
           [...words]
             .sort((a, b) => b.length - a.length)
@@ -137,7 +142,16 @@ function newMatcher(terms: readonly SearchTerm[]): Matcher {
           'gi',
         )
       : null
-  return { isMatch, stems: new Set(stems), finder }
+  }
+  return {
+    isMatch,
+    han,
+    stems: new Set(stems),
+    finder: () => {
+      if (finder === undefined) finder = makeFinder()
+      return finder
+    },
+  }
 }
 
 const isToken = (text: string, at: number) =>
@@ -166,7 +180,9 @@ function simpleUpTo(text: string, end: number): boolean {
  * that starts a token and, unless it is a stem, ends one; the finder tries longer words first, so the
  * first occurrence that passes is the first matching token.
  */
-function firstMatch(text: string, { finder, stems }: Matcher): number | undefined {
+function firstMatch(text: string, matcher: Matcher): number | undefined {
+  const finder = matcher.finder()
+  const { stems } = matcher
   if (finder === null) return undefined
   finder.lastIndex = 0
   for (let hit = finder.exec(text); hit !== null; hit = finder.exec(text)) {
@@ -187,13 +203,29 @@ function firstMatch(text: string, { finder, stems }: Matcher): number | undefine
 interface Window {
   /** A token of the text matched a query word. */
   found: boolean
-  starts: number[]
-  ends: number[]
-  matches: boolean[]
+  /** The tokens read, [0, count) of the scan buffers (see scanWindow): start, end, matched. */
+  starts: Int32Array
+  ends: Int32Array
+  matches: Uint8Array
   from: number
   to: number
   /** Tokens follow the window (in the excerpt, or beyond the part of it that was read). */
   more: boolean
+}
+
+// The scan's token buffers, reused by every scan (a scan runs to its end synchronously, and its window is
+// rendered before the next one): a row's snippet allocates no token arrays.
+let starts = new Int32Array(256)
+let ends = new Int32Array(256)
+let matches = new Uint8Array(256)
+
+function grow(): void {
+  const size = starts.length * 2
+  const [s, e, m] = [new Int32Array(size), new Int32Array(size), new Uint8Array(size)]
+  s.set(starts)
+  e.set(ends)
+  m.set(matches)
+  ;[starts, ends, matches] = [s, e, m]
 }
 
 /** Characters before the first match from which a shortened scan starts (enough for the lead tokens). */
@@ -222,7 +254,7 @@ function chooseWindow(excerpt: string, terms: readonly SearchTerm[], size: numbe
 
 function scanWindow(
   excerpt: string,
-  { isMatch }: Matcher,
+  { isMatch, han }: Matcher,
   size: number,
   lead: number,
   offset: number,
@@ -230,24 +262,30 @@ function scanWindow(
   /** Where the first matching token starts, when firstMatch knows: the tokens before it are not matched. */
   known = -1,
 ): Window {
-  const starts: number[] = []
-  const ends: number[] = []
-  const matches: boolean[] = []
+  let count = 0
   let first = -1
   const span: Span = { start: 0, end: 0 }
   for (let i = offset; nextToken(excerpt, i, span); i = span.end) {
-    const match = span.start < known ? false : span.start === known || isMatch(excerpt, span.start, span.end)
-    if (first < 0 && match) first = starts.length
-    starts.push(span.start)
-    ends.push(span.end)
-    matches.push(match)
+    const { start, end } = span
+    let match = false
+    if (start === known) match = true
+    else if (start > known) {
+      // a Han character is its own token: matched by its code, without a call
+      const code = excerpt.charCodeAt(start)
+      match = end === start + 1 && isHan(code) ? han.has(code) : isMatch(excerpt, start, end)
+    }
+    if (first < 0 && match) first = count
+    if (count === starts.length) grow()
+    starts[count] = start
+    ends[count] = end
+    matches[count] = match ? 1 : 0
+    count++
     // without a match the first `size` tokens are the snippet: reading on only looks for one
-    if (first < 0 ? stopEarly && starts.length > size : starts.length > Math.max(0, first - lead) + size)
-      break
+    if (first < 0 ? stopEarly && count > size : count > Math.max(0, first - lead) + size) break
   }
   const from = first < 0 ? 0 : Math.max(0, first - lead)
-  const to = Math.min(starts.length, from + size)
-  return { found: first >= 0, starts, ends, matches, from, to, more: starts.length > to }
+  const to = Math.min(count, from + size)
+  return { found: first >= 0, starts, ends, matches, from, to, more: count > to }
 }
 
 /**
