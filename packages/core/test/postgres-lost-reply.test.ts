@@ -233,7 +233,7 @@ describe("the pg driver's pool of connections", () => {
       await expect(driver.execute({ sql: 'SELECT 1 / 0' })).rejects.toMatchObject({ code: '22012' })
       expect(await pid(driver)).toBe(first)
       // Ended while idle: the pool drops it when the server says so, and opens a new one on demand.
-      await other.execute({ sql: 'SELECT pg_terminate_backend(?)', params: [first] })
+      await other.execute({ sql: 'SELECT pg_terminate_backend(?)', params: [first ?? null] })
       let next: number | undefined
       for (let attempt = 0; attempt < 50 && next === undefined; attempt++) {
         next = await pid(driver).catch(() => undefined)

@@ -6,7 +6,6 @@ import { isQuestion } from '../search/question-words.ts'
 import { ALL_RANK_FEATURES, type RankFeatures } from '../search/rank.ts'
 import { excerptSnippet, sliceSnippet } from '../search/snippet.ts'
 import type { Page, SearchHit, SearchOptions } from '../types.ts'
-import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
 import { conversationSearch } from './conversation-search.ts'
@@ -140,7 +139,7 @@ async function findHits(
  * counts filtered hits, and the episodes returned have their hit statistics updated (best-effort).
  */
 export function search(ctx: StoreContext, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
-  const parsed = parse(args.searchOptions, options, 'Searching')
+  const parsed = args.parseSearchOptions(options, 'Searching')
   if (parsed.cursor !== undefined) {
     throw new EngramError(
       'INVALID_ARGUMENT',
@@ -160,7 +159,7 @@ export async function searchPage(
   options: SearchOptions = {},
 ): Promise<Page<SearchHit>> {
   const action = 'Searching a page'
-  const parsed = parse(args.searchOptions, options, action)
+  const parsed = args.parseSearchOptions(options, action)
   if (parsed.sort === 'relevance') {
     throw new EngramError(
       'INVALID_ARGUMENT',
