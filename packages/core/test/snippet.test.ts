@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { stripIndexMarks, toIndexText } from '../src/search/cjk.ts'
 import { parseSearchQuery } from '../src/search/query.ts'
-import { EXCERPT_CHARS, excerptSnippet } from '../src/search/snippet.ts'
+import { EXCERPT_CHARS, excerptSnippet, hasSpace } from '../src/search/snippet.ts'
 import { workGrowth } from '../src/testing/work.ts'
 
 const snippet = (text: string, query: string, size = 8) =>
@@ -32,6 +32,41 @@ describe('excerpt snippets of long rows', () => {
         const out = snippet(t, q, size).replace(/[«»]/g, '')
         for (const part of out.split('…')) expect(t).toContain(part)
       }),
+    )
+  })
+
+  it('snippets a query of Han characters alone exactly as the general matcher does (property)', () => {
+    // a term that never occurs turns the Han-only shortcut off and changes nothing else
+    const han = fc.constantFrom('数', '据', '库', '后', '端', '的')
+    const piece = fc.constantFrom(
+      '数',
+      '据',
+      '库',
+      '后',
+      '端',
+      '的',
+      '。',
+      ' ',
+      'ab',
+      'Déjà',
+      '\u200b',
+      '\n',
+      '-',
+    )
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 400 }),
+        fc.array(fc.array(han, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 40 }),
+        (pieces, words, size) => {
+          const text = toIndexText(pieces.join('')) ?? pieces.join('')
+          const query = words.map((w) => w.join('')).join(' ')
+          const terms = parseSearchQuery(query)
+          const general = [...terms, ...parseSearchQuery('qqzzqq')]
+          expect(excerptSnippet(text, terms, size)).toBe(excerptSnippet(text, general, size))
+        },
+      ),
+      { numRuns: 500 },
     )
   })
 
@@ -71,6 +106,15 @@ describe('excerpt snippets of long rows', () => {
       )
       console.log(`excerpt snippet of "${unit}"…: 10× the excerpt, ${growth.toFixed(1)}× the work`)
       expect(growth, unit).toBeLessThan(15)
+    }
+  })
+})
+
+describe('white space between highlighted tokens', () => {
+  it('is what a regex \\s says, for every code unit', () => {
+    for (let c = 0; c < 0x10000; c++) {
+      const ch = String.fromCharCode(c)
+      expect(hasSpace(`a${ch}b`, 1, 2), c.toString(16)).toBe(/\s/.test(ch))
     }
   })
 })

@@ -107,7 +107,57 @@ function matcher(terms: readonly SearchTerm[]): Matcher {
   return made
 }
 
+const NO_STEMS: ReadonlySet<string> = new Set()
+const NEVER = () => false
+
+/** The query's Han characters by code when every term is Han characters only, else null. */
+function hanOnly(terms: readonly SearchTerm[]): Set<number> | null {
+  const codes = new Set<number>()
+  for (const { text } of terms) {
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i)
+      if (!isHan(code)) return null
+      codes.add(code)
+    }
+  }
+  return codes
+}
+
+/** Every query word, longest first, as one case-insensitive regex (see Matcher.finder), or null. */
+function finderOf(words: ReadonlySet<string>): RegExp | null {
+  const simple = [...words].every((w) => ASCII_WORD.test(w) || (w.length === 1 && isHan(w.charCodeAt(0))))
+  return simple && words.size > 0 && words.size <= MAX_STEMS
+    ? new RegExp(
+        [...words]
+          .sort((a, b) => b.length - a.length)
+          .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('|'),
+        'gi',
+      )
+    : null
+}
+
+/** A matcher that makes its finder on first use: most rows are too short to need it. */
+function lazyFinder(words: () => ReadonlySet<string>): () => RegExp | null {
+  let finder: RegExp | null | undefined
+  return () => {
+    if (finder === undefined) finder = finderOf(words())
+    return finder
+  }
+}
+
 function newMatcher(terms: readonly SearchTerm[]): Matcher {
+  // The common CJK query: each of its characters is a token of its own, matched by code; no other token
+  // can match (a Han word is shorter than any stem), so nothing is folded or cut out of the text.
+  const han = hanOnly(terms)
+  if (han !== null) {
+    const words = () => new Set([...han].map((code) => String.fromCharCode(code)))
+    return { isMatch: NEVER, han, stems: NO_STEMS, finder: lazyFinder(words) }
+  }
+  return matcherOfWords(terms)
+}
+
+function matcherOfWords(terms: readonly SearchTerm[]): Matcher {
   const words = new Set<string>()
   for (const term of terms) {
     for (const token of tokenTexts(term.text)) words.add(fold(token))
@@ -130,28 +180,7 @@ function newMatcher(terms: readonly SearchTerm[]): Matcher {
     }
     return match
   }
-  let finder: RegExp | null | undefined
-  const makeFinder = () => {
-    const simple = [...words].every((w) => ASCII_WORD.test(w) || (w.length === 1 && isHan(w.charCodeAt(0))))
-    return simple && words.size > 0 && words.size <= MAX_STEMS
-      ? new RegExp(
-          [...words]
-            .sort((a, b) => b.length - a.length)
-            .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-            .join('|'),
-          'gi',
-        )
-      : null
-  }
-  return {
-    isMatch,
-    han,
-    stems: new Set(stems),
-    finder: () => {
-      if (finder === undefined) finder = makeFinder()
-      return finder
-    },
-  }
+  return { isMatch, han, stems: new Set(stems), finder: lazyFinder(() => words) }
 }
 
 const isToken = (text: string, at: number) =>
@@ -313,6 +342,27 @@ export function sliceSnippet(slice: string, terms: readonly SearchTerm[], size: 
   return window.found && window.more ? render(part, window) : null
 }
 
+/** Is a code unit of text[from, to) white space, as a regex's `\s` says (without running a regex)? */
+export function hasSpace(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 32 || (c >= 9 && c <= 13) || c === 0xa0) return true
+    if (
+      c >= 0x1680 &&
+      (c === 0x1680 ||
+        (c >= 0x2000 && c <= 0x200a) ||
+        c === 0x2028 ||
+        c === 0x2029 ||
+        c === 0x202f ||
+        c === 0x205f ||
+        c === 0x3000 ||
+        c === 0xfeff)
+    )
+      return true
+  }
+  return false
+}
+
 // The window's text is copied in as few pieces as there are marks to put in it (not token by token); the
 // index's U+200B marks stay in, for the caller's stripIndexMarks.
 function render(excerpt: string, { starts, ends, matches, from, to, more }: Window): string {
@@ -324,7 +374,7 @@ function render(excerpt: string, { starts, ends, matches, from, to, more }: Wind
     const start = starts[k] as number
     if (highlighting) {
       const previousEnd = ends[k - 1] as number
-      if (!matches[k] || /\s/.test(excerpt.slice(previousEnd, start))) {
+      if (!matches[k] || hasSpace(excerpt, previousEnd, start)) {
         out += excerpt.slice(pos, previousEnd) + close
         pos = previousEnd
         highlighting = false
