@@ -31,6 +31,12 @@ export interface ConnectionOptions {
   statementTimeoutMs?: number
   /** PostgreSQL: the schema holding the store's tables (default `public`), so apps can share a database. */
   schema?: string
+  /**
+   * PostgreSQL: prepare the store's hottest statement (the keyword search) once per connection (default
+   * true). Pass false behind a pooler that does not keep prepared statements (PgBouncer in transaction
+   * mode before 1.21).
+   */
+  preparedStatements?: boolean
 }
 
 export const DEFAULT_DATABASE_PATH = './data/engram.db'
@@ -158,7 +164,7 @@ const isModuleMissing = (error: unknown) =>
   ['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND'].includes((error as { code?: string } | null)?.code ?? '')
 
 async function openDriver(name: DriverName, target: Target, options: ConnectionOptions) {
-  const { poolSize, statementTimeoutMs, schema } = options
+  const { poolSize, statementTimeoutMs, schema, preparedStatements } = options
   if (name === 'pg') {
     const { pgDriver } = await import('./drivers/pg.ts')
     return pgDriver({
@@ -166,6 +172,7 @@ async function openDriver(name: DriverName, target: Target, options: ConnectionO
       poolSize,
       statementTimeoutMs,
       schema,
+      preparedStatements,
     })
   }
   if (name === 'pglite') {

@@ -8,6 +8,11 @@ export type Dialect = 'sqlite' | 'postgres'
 export interface Statement {
   sql: string
   params?: readonly SqlValue[]
+  /**
+   * The store runs this text often (a few variants at most): a driver may prepare it once per connection
+   * and skip parsing and planning it on later calls (PostgreSQL: a named statement). Others ignore it.
+   */
+  prepare?: boolean
 }
 
 /** A result row keyed by column name. */

@@ -29,18 +29,22 @@ const upperChoice = <T extends readonly [string, ...string[]]>(values: T) =>
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/
 
+/** The store's own parameters in a PostgreSQL url, which node-postgres does not know. */
+const URL_PARAMS = ['schema', 'prepared_statements'] as const
+type UrlParam = (typeof URL_PARAMS)[number]
+
 /**
- * A PostgreSQL url's own `schema=` parameters (`postgres://…/db?schema=app`, so that a url alone, as the
- * CLI's --db and --from take it, names the schema), taken out of it: the url node-postgres gets and the
- * names given (decoded; a malformed escape reads as no name, which the schema rule refuses). Undefined
- * when the url has none.
+ * A PostgreSQL url's own parameters, taken out of it: `schema=` (`postgres://…/db?schema=app`) and
+ * `prepared_statements=false`, so that a url alone, as the CLI's --db and --from take it, can say them.
+ * Returns the url node-postgres gets and the values given of each (decoded; a malformed escape reads as
+ * an empty value, which the option's rule refuses); undefined when the url has none.
  */
-function schemaParams(url: string | undefined): { url: string; names: string[] } | undefined {
+function urlParams(url: string | undefined): { url: string; values: Record<UrlParam, string[]> } | undefined {
   const query = url?.indexOf('?') ?? -1
   if (url === undefined || query < 0 || !POSTGRES_URL.test(url)) return undefined
   const params = url.slice(query + 1).split('&')
-  const given = params.filter((p) => p.startsWith('schema='))
-  if (given.length === 0) return undefined
+  const own = (p: string) => URL_PARAMS.find((name) => p.startsWith(`${name}=`))
+  if (!params.some(own)) return undefined
   const decode = (value: string) => {
     try {
       return decodeURIComponent(value)
@@ -48,11 +52,13 @@ function schemaParams(url: string | undefined): { url: string; names: string[] }
       return ''
     }
   }
-  const rest = params.filter((p) => !p.startsWith('schema=')).join('&')
-  return {
-    url: rest === '' ? url.slice(0, query) : `${url.slice(0, query)}?${rest}`,
-    names: given.map((p) => decode(p.slice('schema='.length))),
+  const values = { schema: [] as string[], prepared_statements: [] as string[] }
+  for (const p of params) {
+    const name = own(p)
+    if (name !== undefined) values[name].push(decode(p.slice(name.length + 1)))
   }
+  const rest = params.filter((p) => own(p) === undefined).join('&')
+  return { url: rest === '' ? url.slice(0, query) : `${url.slice(0, query)}?${rest}`, values }
 }
 
 const settingsSchema = z.object({
@@ -63,6 +69,7 @@ const settingsSchema = z.object({
   syncIntervalSeconds: z.number().positive().optional(),
   poolSize: wholeNumber(1).optional(),
   statementTimeoutMs: wholeNumber(1).optional(),
+  preparedStatements: z.boolean().optional(),
   schema: z
     .string({ error: 'must be a schema name' })
     .regex(SCHEMA_NAME, 'must be a schema name: letters, digits, _ and $, at most 63')
@@ -88,17 +95,30 @@ export type ResolvedStoreSettings = z.output<typeof settingsSchema>
  */
 export function resolveStoreSettings(options: StoreOptions): ResolvedStoreSettings {
   let given = options ?? {}
-  // the url's schema= moves into the schema option, checked by its rule; errors name the schemas, never
-  // the url (it may hold a password)
-  const fromUrl = schemaParams(given.url)
+  // the url's schema= and prepared_statements= move into their options, checked by their rules; errors
+  // name the values, never the url (it may hold a password)
+  const fromUrl = urlParams(given.url)
   if (fromUrl !== undefined) {
-    const schema = given.schema ?? (fromUrl.names[0] as string)
-    if (fromUrl.names.some((name) => name !== schema))
+    const { schema: names, prepared_statements: prepared } = fromUrl.values
+    const schema = given.schema ?? names[0]
+    if (names.some((name) => name !== schema))
       throw new EngramError(
         'INVALID_CONFIG',
-        `Opening the store: the url's schema= (${fromUrl.names.join(', ')}) and the schema option (${given.schema ?? 'not given'}) name more than one schema. Name it once.`,
+        `Opening the store: the url's schema= (${names.join(', ')}) and the schema option (${given.schema ?? 'not given'}) name more than one schema. Name it once.`,
       )
-    given = { ...given, url: fromUrl.url, schema }
+    if (prepared.some((value) => value !== 'true' && value !== 'false'))
+      throw new EngramError(
+        'INVALID_CONFIG',
+        `Opening the store: the url's prepared_statements= must be true or false (got ${prepared.map((v) => JSON.stringify(v)).join(', ')}).`,
+      )
+    const preparedStatements =
+      given.preparedStatements ?? (prepared[0] === undefined ? undefined : prepared[0] === 'true')
+    if (prepared.some((value) => (value === 'true') !== preparedStatements))
+      throw new EngramError(
+        'INVALID_CONFIG',
+        `Opening the store: the url's prepared_statements= (${prepared.join(', ')}) and the preparedStatements option (${given.preparedStatements ?? 'not given'}) disagree. Say it once.`,
+      )
+    given = { ...given, url: fromUrl.url, schema, preparedStatements }
   }
   return parse(settingsSchema, given, 'Opening the store', { code: 'INVALID_CONFIG' })
 }

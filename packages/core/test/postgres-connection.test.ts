@@ -2,7 +2,9 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pgDriver } from '../src/drivers/pg.ts'
+import { toEngramError } from '../src/errors.ts'
 import { openStore, type Store } from '../src/index.ts'
+import { resolveStoreSettings } from '../src/store-options.ts'
 import { expectCode } from '../src/testing/harness.ts'
 import { type PostgresServer, startPostgres } from './postgres-server.ts'
 import { exitWithin, REPO_ROOT, spawnProcess } from './processes/spawn.ts'
@@ -187,6 +189,96 @@ describe('search on PostgreSQL', () => {
         expect((await store.search(query)).length, query).toBe(1)
     } finally {
       await store.close()
+    }
+  })
+})
+
+describe('prepared statements', () => {
+  const preparedNames = async (driver: ReturnType<typeof pgDriver>) =>
+    (
+      await driver.execute<{ name: string }>({ sql: 'SELECT name FROM pg_prepared_statements ORDER BY name' })
+    ).rows.map((row) => row.name)
+  const hot = { sql: 'SELECT ?::int AS x', params: [1], prepare: true }
+
+  it('names a statement marked prepare once per text, on each connection, unless told not to', async () => {
+    const driver = pgDriver({ url: server.url, poolSize: 1 })
+    const unprepared = pgDriver({ url: server.url, poolSize: 1, preparedStatements: false })
+    try {
+      for (let i = 0; i < 3; i++) expect((await driver.execute(hot)).rows).toEqual([{ x: 1 }])
+      await driver.execute({ sql: 'SELECT ?::int AS y', params: [2] })
+      expect(await preparedNames(driver)).toEqual(['engram_1'])
+      expect((await unprepared.execute(hot)).rows).toEqual([{ x: 1 }])
+      expect(await preparedNames(unprepared)).toEqual([])
+    } finally {
+      await driver.close()
+      await unprepared.close()
+    }
+  })
+
+  it('names the fix when the server lost a prepared statement, and prepares it again on a new connection', async () => {
+    const driver = pgDriver({ url: server.url, poolSize: 1 })
+    try {
+      await driver.execute(hot)
+      // What a pooler without prepared statements does between transactions.
+      await driver.execute({ sql: 'DEALLOCATE ALL' })
+      const lost = await driver.execute(hot).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      expect(lost).toMatchObject({ code: '26000' })
+      const error = toEngramError(lost, 'Searching')
+      expect(error.code).toBe('DATABASE_ERROR')
+      expect(error.message).toMatch(/preparedStatements: false/)
+      expect((await driver.execute(hot)).rows).toEqual([{ x: 1 }])
+    } finally {
+      await driver.close()
+    }
+  })
+
+  it('takes prepared_statements= from the url, checked like the option, and never prints the url', () => {
+    const url = 'postgres://app:s3cret@db.example/app?sslmode=require&prepared_statements=false&schema=tenant'
+    expect(resolveStoreSettings({ url })).toMatchObject({
+      url: 'postgres://app:s3cret@db.example/app?sslmode=require',
+      schema: 'tenant',
+      preparedStatements: false,
+    })
+    expect(resolveStoreSettings({ url: url.replace('=false', '=true') }).preparedStatements).toBe(true)
+    for (const bad of [
+      { url: url.replace('=false', '=no') },
+      { url, preparedStatements: true },
+      { url: `${url}&prepared_statements=true` },
+    ]) {
+      let error: unknown
+      try {
+        resolveStoreSettings(bad)
+      } catch (e) {
+        error = e
+      }
+      expect(error, JSON.stringify(bad)).toMatchObject({ code: 'INVALID_CONFIG' })
+      expect((error as Error).message).toMatch(/prepared_statements=/)
+      expect((error as Error).message).not.toMatch(/s3cret/)
+    }
+  })
+
+  it('a store searches with them or without them alike, and refuses a setting that is not a boolean', async () => {
+    const [on, off] = await Promise.all([
+      openStore({ url: server.url, schema: 'prepared_on' }),
+      openStore({ url: server.url, schema: 'prepared_on', preparedStatements: false }),
+    ])
+    try {
+      const s = await on.createSession({ source: 'test' })
+      await on.appendMessages(s.id, [{ role: 'user', content: '数据库迁移 deploy' }])
+      for (const query of ['数据库', 'deploy', '数据库 deploy']) {
+        expect(await off.search(query), query).toEqual(await on.search(query))
+        expect((await on.search(query)).length, query).toBe(1)
+      }
+      await expectCode(
+        openStore({ url: server.url, preparedStatements: 'no' as unknown as boolean }),
+        'INVALID_CONFIG',
+      )
+    } finally {
+      await on.close()
+      await off.close()
     }
   })
 })

@@ -24,6 +24,11 @@ export interface PgDriverOptions {
   schema?: string
   /** Every transaction is read-only: writes fail with DATABASE_READONLY. */
   readonly?: boolean
+  /**
+   * Statements marked `prepare` are named and prepared once per connection (default true). False for a
+   * pooler that does not keep prepared statements (PgBouncer in transaction mode before 1.21).
+   */
+  preparedStatements?: boolean
 }
 
 const types = {
@@ -34,6 +39,8 @@ const types = {
 }
 
 const DEFAULT_POOL_SIZE = 10
+/** Distinct statement texts a driver names; later ones run unnamed (the store marks only a few). */
+const MAX_NAMED = 256
 
 const toValues = (params: Statement['params']) =>
   (params ?? []).map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p))
@@ -86,8 +93,26 @@ export function pgDriver(options: PgDriverOptions): StorageDriver {
     { connectionString: options.url, types, options: settings },
     options.poolSize ?? DEFAULT_POOL_SIZE,
   )
-  const run = (client: pg.Client, { sql, params }: Statement) =>
-    client.query({ text: params?.length ? numberPlaceholders(sql) : sql, values: toValues(params) })
+  // A name per distinct text, the same on every connection (node-postgres prepares it on a connection's
+  // first use and sends only the parameters after that).
+  const names = new Map<string, string>()
+  const nameOf = (sql: string) => {
+    let name = names.get(sql)
+    if (name === undefined && names.size < MAX_NAMED) {
+      name = `engram_${names.size + 1}`
+      names.set(sql, name)
+    }
+    return name
+  }
+  const prepared = options.preparedStatements !== false
+  const run = (client: pg.Client, { sql, params, prepare }: Statement) => {
+    const text = params?.length ? numberPlaceholders(sql) : sql
+    return client.query({
+      name: prepare && prepared ? nameOf(text) : undefined,
+      text,
+      values: toValues(params),
+    })
+  }
   // One statement on a pooled client. A server's error (a constraint, a timeout) leaves the connection as
   // it was; any other failure, or a connection the server ended, closes it.
   const query = async (statement: Statement): Promise<pg.QueryResult> => {
@@ -97,7 +122,12 @@ export function pgDriver(options: PgDriverOptions): StorageDriver {
       pool.release(client)
       return result
     } catch (error) {
-      pool.release(client, !(error instanceof pg.DatabaseError) || isTransientPgError(error))
+      // 26000: the server lost a statement this connection prepared (a pooler's DISCARD): a new connection
+      // prepares it again.
+      pool.release(
+        client,
+        !(error instanceof pg.DatabaseError) || isTransientPgError(error) || error.code === '26000',
+      )
       throw error
     }
   }

@@ -67,6 +67,12 @@ export function pgEngramError(error: unknown, action: string, detail: string): E
       `${action}: no PostgreSQL server answered (${detail}). Check the host and port in the url, that the server runs, and that the network lets you reach it.`,
       because,
     )
+  if (code === '26000')
+    return new EngramError(
+      'DATABASE_ERROR',
+      `${action}: the server does not know a statement this connection prepared (${detail}), as behind PgBouncer in transaction mode before 1.21. Open the store with preparedStatements: false (in a url: prepared_statements=false), or let the pooler keep prepared statements (PgBouncer max_prepared_statements).`,
+      because,
+    )
   if (code === '25006')
     return new EngramError(
       'DATABASE_READONLY',

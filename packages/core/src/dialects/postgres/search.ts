@@ -187,5 +187,7 @@ export function pgKeywordHits(
     sql: `SELECT kind, session_id, item_id, role, timestamp, source, score, NULL AS snippet, excerpt
       FROM engram_keyword_hits(${episodes.sql}, ${messages.sql}, ?::text, ?, ?)`,
     params: [...episodes.params, ...messages.params, userId ?? null, take, SLICE_CHARS + 1],
+    // The store's hottest statement, of a few texts (one per number of terms): planned once per connection.
+    prepare: true,
   }
 }
