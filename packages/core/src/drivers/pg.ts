@@ -16,7 +16,7 @@ import { PgConnections } from './pg-connections.ts'
 export interface PgDriverOptions {
   /** `postgres://user:password@host:port/database?sslmode=require` (node-postgres reads sslmode). */
   url: string
-  /** Connections in this process's pool (default DEFAULT_POOL_SIZE). */
+  /** Connections in this process's pool (default 10). */
   poolSize?: number
   /** Server-side limit on one statement (ms); unlimited by default. */
   statementTimeoutMs?: number

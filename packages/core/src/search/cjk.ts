@@ -80,12 +80,6 @@ function isSeparatorBySearch(cp: number): boolean {
 }
 
 let bmp: Uint8Array | undefined
-/**
- * Whether the whole CJK Unified Ideographs block (U+4E00–U+9FFF) is CJK in the table, checked when it is
- * built: then charClass tells its 20,992 code points by their range, without reading 20 KB of the table
- * (a search's few Han characters each read a cold cache line of it otherwise).
- */
-let hanBlockIsCjk = false
 
 /** SEP / TOKEN / CJK for every BMP code unit, built on first use (~5 ms). Surrogates count as separators:
  * drivers encode a lone surrogate as U+FFFD, a separator. */
@@ -102,7 +96,6 @@ function bmpTable(): Uint8Array {
   for (let c = 0x1100; c < 0x10000; c++) {
     if (t[c] === TOKEN && CJK_SCRIPT.test(String.fromCharCode(c))) t[c] = CJK
   }
-  hanBlockIsCjk = t.subarray(0x4e00, 0xa000).every((k) => k === CJK)
   bmp = t
   return t
 }
@@ -120,10 +113,7 @@ function astralClass(cp: number): number {
 
 /** 0 = separator, 1 = token character, 2 = CJK token character — as unicode61 sees the code point. */
 export function charClass(cp: number): 0 | 1 | 2 {
-  if (cp < 0x10000) {
-    const t = bmp ?? bmpTable()
-    return (cp >= 0x4e00 && cp <= 0x9fff && hanBlockIsCjk ? CJK : (t[cp] ?? SEP)) as 0 | 1 | 2
-  }
+  if (cp < 0x10000) return (bmpTable()[cp] ?? SEP) as 0 | 1 | 2
   if (cp > 0x10ffff) return SEP
   return astralClass(cp) as 0 | 1 | 2
 }

@@ -109,9 +109,10 @@ const SIMPLE_SEARCH_OPTIONS: Record<string, (v: unknown) => boolean> = {
 /**
  * Search options, parsed: a plain object of only `limit`, `offset`, `userId` and `sessionId`, each
  * valid, is taken as it is over the schema's defaults; anything else goes through the schema (which also
- * words every error). Why: the schema's parse costs a search 30–50 µs on a machine where each search
- * follows a wait on the database (its code and data are cold by then), against 1 µs warm; the shortcut
- * touches a few lines. It accepts nothing the schema refuses and returns what the schema would (tested).
+ * words every error). Why: where each search follows a wait on the database, the schema's code and data
+ * are cold by then, and its parse took 68 µs a search inside the PostgreSQL bench (0.5 µs in a warm loop)
+ * against the shortcut's 6.7 µs. It accepts nothing the schema refuses and returns what the schema would
+ * (tested).
  */
 export function parseSearchOptions(options: unknown, action: string): SearchOptionsOutput {
   if (
