@@ -137,7 +137,7 @@ function finderOf(words: ReadonlySet<string>): RegExp | null {
     : null
 }
 
-/** A matcher that makes its finder on first use: most rows are too short to need it. */
+/** The finder of `words`, made on first use: most rows are too short to need it. */
 function lazyFinder(words: () => ReadonlySet<string>): () => RegExp | null {
   let finder: RegExp | null | undefined
   return () => {
