@@ -88,14 +88,18 @@ export class PgConnections {
     const at = this.idle.findIndex((entry) => entry.client === client)
     if (at >= 0) {
       this.idle.splice(at, 1)
-      this.open--
-      client.end().catch(() => undefined)
+      this.close(client)
     }
   }
 
-  private discard(client: pg.Client): void {
+  /** Closes a client this pool counts (without waiting for its socket to end). */
+  private close(client: pg.Client): void {
     this.open--
     client.end().catch(() => undefined)
+  }
+
+  private discard(client: pg.Client): void {
+    this.close(client)
     const waiter = this.ending ? undefined : this.waiting.shift()
     if (waiter !== undefined) this.connect().then(waiter.resolve, waiter.reject)
   }
@@ -106,8 +110,7 @@ export class PgConnections {
       const entry = this.idle[i]
       if (entry !== undefined && entry.since < cutoff) {
         this.idle.splice(i, 1)
-        this.open--
-        entry.client.end().catch(() => undefined)
+        this.close(entry.client)
       }
     }
     if (this.idle.length === 0) this.stopSweeping()
