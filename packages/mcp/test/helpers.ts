@@ -99,5 +99,7 @@ export async function call(
   name: string,
   args: Record<string, unknown>,
 ): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult
+  // The SDK's default request timeout (60 s) is a wall-clock bound a loaded machine can pass; the test's own
+  // timeout is the bound that counts.
+  return (await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 })) as CallToolResult
 }

@@ -49,6 +49,10 @@ export async function startServer(replies: Reply[], fallback?: Reply): Promise<L
         sendJson(out, 500, { error: { message: 'no reply queued' } }))
     await reply(recorded, res)
   })
+  // No idle timeout on kept-alive connections: with Node's default (5 s) a loaded machine can let a client
+  // reuse a pooled socket just as the server closes it, and the request fails with ECONNRESET. close() ends
+  // every connection anyway.
+  server.keepAliveTimeout = 0
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
