@@ -37,9 +37,12 @@ function app(options: { database?: string; allowEdit?: boolean } = {}) {
   })
 }
 
-/** A GET of `path` (relative to the base path, as the page's links are) with the cookie a browser would send. */
+/**
+ * A GET of `path` (relative to the base path, as the page's links are) with the cookie a browser would send,
+ * to `host`: the request's URL names the same host, as a node server derives it from the Host header.
+ */
 async function get(ui: ReturnType<typeof app>, path: string, host = `127.0.0.1:${PORT}`) {
-  const url = new URL(path, `http://127.0.0.1:${PORT}${BASE}`)
+  const url = new URL(path, `http://${host}${BASE}`)
   const response = await ui.request(url.href, {
     headers: { host, cookie: `engram_ui_${PORT}=${TOKEN}` },
   })
