@@ -5,10 +5,11 @@ import { loadConfig, MemoryFiles, maskUrl } from '@engram/agent'
 import { openStore, type Store } from '@engram/core'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { type PostgresServer, startPostgres } from '../../../packages/core/test/postgres-server.ts'
 import { pastable } from '../src/output.ts'
 import { createUiApp } from '../src/ui/app.ts'
 import { resumeCommand } from '../src/ui/session-page.ts'
-import { tempDir } from './helpers.ts'
+import { engram, tempDir } from './helpers.ts'
 
 /**
  * The page against what an attacker or a large session brings: values pasted into a shell, secrets in the
@@ -100,6 +101,7 @@ describe('the resume command', () => {
       '#',
       '中文',
       '$HOME',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion for bash, not a template
       '${IFS}',
       '\n',
       '\u001b[201~',
@@ -268,5 +270,25 @@ describe('addresses', () => {
       }),
     )
     expect(titles.sort()).toEqual(ids.map((id) => `title of ${id}`).sort())
+  })
+})
+
+describe('the chat’s exit line on PostgreSQL', () => {
+  let server: PostgresServer
+  beforeAll(async () => {
+    server = await startPostgres()
+  }, 60_000)
+  afterAll(() => server?.stop())
+
+  it('names the database as "$ENGRAM_DB_URL" and shows it masked, never the password', async () => {
+    // The test server trusts 127.0.0.1: the password is accepted and ignored, as a managed server's would be checked.
+    const url = server.url.replace('postgres@', 'postgres:s3cret-pw-42@')
+    const chat = await engram(['chat', '--db', url], { cwd: dir, input: 'hello\n' })
+    expect(chat.code).toBe(0)
+    expect(`${chat.stdout}${chat.stderr}`).not.toContain('s3cret-pw-42')
+    const command = /Continue with `([^`]*)`/.exec(chat.stderr)?.[1] ?? ''
+    expect(command).toBe('engram chat --db "$ENGRAM_DB_URL" --resume latest')
+    expect(chat.stderr).toContain(`with ENGRAM_DB_URL set to \`${maskUrl(url)}\``)
+    expect(argvOf(command, { ENGRAM_DB_URL: url })).toEqual(['chat', '--db', url, '--resume', 'latest'])
   })
 })
