@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readdirSync } from 'node:fs'
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadConfig, MemoryFiles, maskUrl } from '@engram/agent'
 import { openStore, type Store } from '@engram/core'
@@ -290,5 +290,23 @@ describe('the chat’s exit line on PostgreSQL', () => {
     expect(command).toBe('engram chat --db "$ENGRAM_DB_URL" --resume latest')
     expect(chat.stderr).toContain(`with ENGRAM_DB_URL set to \`${maskUrl(url)}\``)
     expect(argvOf(command, { ENGRAM_DB_URL: url })).toEqual(['chat', '--db', url, '--resume', 'latest'])
+  })
+})
+
+describe('engram doctor and CJK fonts', () => {
+  it('warns when fontconfig knows no Chinese font and a browser is here, and says which package to install', async () => {
+    // A real fontconfig limited to DejaVu (no CJK glyphs), as on a stock Debian without fonts-noto-cjk.
+    const conf = join(dir, 'fonts.conf')
+    writeFileSync(
+      conf,
+      `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>${join(dir, 'fc-cache')}</cachedir></fontconfig>`,
+    )
+    const bare = await engram(['doctor', '--db', db], { cwd: dir, env: { FONTCONFIG_FILE: conf } })
+    expect(bare.stdout).toMatch(/! fonts: no font with Chinese, Japanese or Korean glyphs/)
+    expect(bare.stdout).toContain('apt-get install fonts-noto-cjk')
+    // This machine has fonts-noto-cjk: no warning.
+    const fine = await engram(['doctor', '--db', db], { cwd: dir })
+    expect(fine.stdout).not.toContain('fonts:')
+    expect(fine.code).toBe(bare.code)
   })
 })
