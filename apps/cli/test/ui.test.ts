@@ -147,26 +147,6 @@ describe('engram ui in chromium', () => {
     expect(await page.locator('tbody tr').count()).toBe(50)
   })
 
-  it('names each session by its title or first words, and reports a date filter that is not a day', async () => {
-    await page.goto(readOnly.url)
-    await page.goto(`${base(readOnly)}/?source=demo`)
-    const titles = await page.locator('tbody tr td:nth-child(2)').allTextContents()
-    expect(titles.length).toBeGreaterThanOrEqual(3)
-    for (const title of titles) expect(title.trim().length).toBeGreaterThan(5)
-    const untitled = await store.createSession({ source: 'untitled' })
-    await store.appendMessages(untitled.id, [
-      { role: 'user', content: `  部署 the staging\nserver tonight, ${'then more words '.repeat(20)}` },
-    ])
-    await page.goto(`${base(readOnly)}/?source=untitled`)
-    const [first] = await page.locator('tbody tr td:nth-child(2)').allTextContents()
-    expect(first?.trim()).toMatch(/^部署 the staging server tonight, then more words .{20,}…$/)
-    for (const bad of ['2026-02-31', 'yesterday', '2026-1-1']) {
-      const response = await page.goto(`${base(readOnly)}/?from=${bad}`)
-      expect(response?.status()).toBe(400)
-      expect(await page.textContent('main')).toContain(`The "from" date "${bad}" is not a day`)
-    }
-  })
-
   it('opens a session from the 8-character prefix the page shows, and lists the matches of an ambiguous one', async () => {
     const [tip] = await store.listSessions({ source: 'demo', limit: 1 })
     const id = tip?.id as string
@@ -197,6 +177,26 @@ describe('engram ui in chromium', () => {
     expect(roles.every((r) => r === 'assistant')).toBe(true)
     await page.goto(`${base(readOnly)}/search?q=${encodeURIComponent('"(C++ AND OR ***')}`)
     expect(await page.textContent('main')).toContain('Nothing matches')
+  })
+
+  it('names each session by its title or first words, and reports a date filter that is not a day', async () => {
+    await page.goto(readOnly.url)
+    await page.goto(`${base(readOnly)}/?source=demo`)
+    const titles = await page.locator('tbody tr td:nth-child(2)').allTextContents()
+    expect(titles.length).toBeGreaterThanOrEqual(3)
+    for (const title of titles) expect(title.trim().length).toBeGreaterThan(5)
+    const untitled = await store.createSession({ source: 'untitled' })
+    await store.appendMessages(untitled.id, [
+      { role: 'user', content: `  部署 the staging\nserver tonight, ${'then more words '.repeat(20)}` },
+    ])
+    await page.goto(`${base(readOnly)}/?source=untitled`)
+    const [first] = await page.locator('tbody tr td:nth-child(2)').allTextContents()
+    expect(first?.trim()).toMatch(/^部署 the staging server tonight, then more words .{20,}…$/)
+    for (const bad of ['2026-02-31', 'yesterday', '2026-1-1']) {
+      const response = await page.goto(`${base(readOnly)}/?from=${bad}`)
+      expect(response?.status()).toBe(400)
+      expect(await page.textContent('main')).toContain(`The "from" date "${bad}" is not a day`)
+    }
   })
 
   it('shows one session: lineage chain, compression point, summary linking to the replaced messages, resume command', async () => {

@@ -69,6 +69,7 @@ export async function contextPage(
     <p><a href="${sessionHref(tip)}">← the session</a></p>
     <h2>Context against the window</h2>
     <p><strong>${formatInt(total)}</strong> of ${formatInt(window)} tokens (${pct(total)}) · compression triggers at ${formatInt(trigger)} (${Math.round(config.compressor.triggerRatio * 100)}%)
+      <br><span class="muted">The window is the one this <code>engram ui</code> is configured with (<code>models.main.context_window</code>): sessions do not record the window they ran with, so start <code>engram ui</code> with the same configuration as the agent.</span>
       ${total > window ? html` · <span class="blocked">over the window</span>` : ''}</p>
     <table><thead><tr><th>section</th><th class="n">tokens</th><th class="n">of the window</th><th></th></tr></thead><tbody>
     ${sections.map(
