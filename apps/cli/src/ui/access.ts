@@ -13,7 +13,7 @@ export const newAccessToken = (): string => randomBytes(16).toString('base64url'
 export const newBasePath = (): string => `/u-${randomBytes(9).toString('base64url')}/`
 
 /** The cookie's name: one per port, so two servers never overwrite each other's. */
-export const cookieName = (port: number): string => `engram_ui_${port}`
+const cookieName = (port: number): string => `engram_ui_${port}`
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
 

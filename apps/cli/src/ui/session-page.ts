@@ -39,7 +39,7 @@ export const messageText = (content: StoredMessage['content']): string =>
       : ''
 
 /** The page's link to one message's full text (or its tool calls' JSON). */
-export const fullTextHref = (m: StoredMessage, part?: 'tool_calls'): string =>
+const fullTextHref = (m: StoredMessage, part?: 'tool_calls'): string =>
   sessionHref(m.sessionId, `/messages/${m.id}`, { part })
 
 /** A text as `<pre>`, clipped to PREVIEW characters with a link to all of it. */
