@@ -26,6 +26,11 @@ export interface SessionPageContext {
 /** Messages on one page of the transcript. */
 const PAGE = 100
 /**
+ * Messages read from the store at once: each batch is rendered (clipped) before the next is read, so the
+ * server holds at most this many whole messages, not the page's hundred.
+ */
+const BATCH = 10
+/**
  * Characters of a message (or of a tool call's arguments) shown on the page; the rest is one link away.
  * With PAGE messages a page stays under a few hundred KB, whatever the session holds.
  */
@@ -108,6 +113,25 @@ function resumeLine(database: string, session: Session, tip: string): Html {
   return html`<p>Resume the tip: <code>${command}</code> <button data-copy="${command}">Copy</button>${masked === database ? '' : html` <span class="muted">with <code>${DATABASE_VARIABLE}</code> set to <code>${masked}</code></span>`}</p>`
 }
 
+/** One page of the transcript, rendered BATCH messages at a time, and the cursor of the next page. */
+async function renderedPage(
+  store: Store,
+  id: string,
+  start: { cursor?: string; fromId?: number },
+): Promise<{ items: Html[]; nextCursor: string | null }> {
+  const items: Html[] = []
+  let from = start
+  let nextCursor: string | null = null
+  while (items.length < PAGE) {
+    const batch = await store.getStoredMessagesPage(id, { limit: BATCH, ...from })
+    items.push(...batch.items.map(message))
+    nextCursor = batch.nextCursor
+    if (nextCursor === null) break
+    from = { cursor: nextCursor }
+  }
+  return { items, nextCursor }
+}
+
 /**
  * One session: its lineage drawn as a chain (root → tip), the summaries that joined it to its child with
  * links to the messages they replaced, the transcript one page at a time (tool calls and results folded,
@@ -124,14 +148,11 @@ export async function sessionPage(
   const tip = await store.resolveTip(id)
   const [lineage, episodes] = await Promise.all([store.getLineage(tip), store.getEpisodes(id)])
   const fromId = Number.parseInt(query.from ?? '', 10)
-  const transcript = await store.getStoredMessagesPage(id, {
-    limit: PAGE,
-    ...(query.cursor
-      ? { cursor: query.cursor }
-      : Number.isSafeInteger(fromId) && fromId > 0
-        ? { fromId }
-        : {}),
-  })
+  const transcript = await renderedPage(
+    store,
+    id,
+    query.cursor ? { cursor: query.cursor } : Number.isSafeInteger(fromId) && fromId > 0 ? { fromId } : {},
+  )
   const child = lineage[lineage.findIndex((s) => s.id === id) + 1]
   return page(
     `Session ${shortId(id)}`,
@@ -148,7 +169,7 @@ export async function sessionPage(
         : ''
     }
     <h2>Transcript</h2>
-    ${transcript.items.length === 0 ? html`<p class="muted">No messages${query.cursor || query.from ? ' after this point' : ''}.</p>` : transcript.items.map(message)}
+    ${transcript.items.length === 0 ? html`<p class="muted">No messages${query.cursor || query.from ? ' after this point' : ''}.</p>` : transcript.items}
     ${
       transcript.nextCursor === null && child
         ? html`<div class="mark">Compressed here: the conversation continues in <a href="${sessionHref(child.id)}"><code>${shortId(child.id)}</code></a>, which starts with the summary.</div>`
