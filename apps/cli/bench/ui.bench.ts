@@ -46,13 +46,15 @@ const app = createUiApp({
   memory,
   config,
   token,
+  basePath: '/b/',
+  port: () => 1,
   allowEdit: false,
-  dbArgs: '--db x',
+  database: 'x',
   remoteAddress: () => '127.0.0.1',
 })
 const get = async (path: string) => {
-  const response = await app.request(`http://127.0.0.1:1${path}`, {
-    headers: { host: '127.0.0.1:1', cookie: `engram_ui=${token}` },
+  const response = await app.request(`http://127.0.0.1:1/b${path}`, {
+    headers: { host: '127.0.0.1:1', cookie: `engram_ui_1=${token}` },
   })
   const body = await response.text()
   if (response.status !== 200) throw new Error(`${path}: ${response.status} ${body.slice(0, 200)}`)

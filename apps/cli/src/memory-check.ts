@@ -12,6 +12,8 @@ import { errorLine } from './errors.ts'
 export interface Check {
   name: string
   ok: boolean
+  /** Passed, but something the user will notice is wrong (doctor marks it ! and exits 0). */
+  warn?: boolean
   detail: string
   fix?: string
 }

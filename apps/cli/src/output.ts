@@ -1,3 +1,4 @@
+import { maskUrl } from '@engram/agent'
 import Table from 'cli-table3'
 import pc from 'picocolors'
 import stringWidth from 'string-width'
@@ -157,3 +158,24 @@ export function highlight(snippet: string, color: Colors): string {
 /** `word` as one shell word: as it is when it is safe, else single-quoted (a printed command runs as shown). */
 export const shellWord = (word: string) =>
   /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
+
+/**
+ * True when `word`, quoted by shellWord, can be pasted into a terminal and run as shown: no control
+ * character (a terminal acts on those, and an escape can end a bracketed paste and run the rest), no
+ * invisible formatting or separator character (the command would read differently from what runs), no lone
+ * surrogate (a clipboard cannot carry it).
+ */
+export const pastable = (word: string) => !/[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u.test(word)
+
+/** The environment variable the CLI reads the database from when there is no `--db`. */
+export const DATABASE_VARIABLE = 'ENGRAM_DB_URL'
+
+/**
+ * The words `--db <database>` of a printed command: the url or path as one shell word, or, when it carries a
+ * secret (a password, a token, anything maskUrl hides), `"$ENGRAM_DB_URL"`, so no secret is printed, shown
+ * on a page or copied; the caller shows maskUrl(url) beside it.
+ */
+export function databaseWords(url: string): string {
+  if (maskUrl(url) !== url) return `--db "$${DATABASE_VARIABLE}"`
+  return url.startsWith('-') ? shellWord(`--db=${url}`) : `--db ${shellWord(url)}`
+}

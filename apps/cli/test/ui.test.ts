@@ -1,5 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { request } from 'node:http'
+import { createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
@@ -46,7 +47,7 @@ async function run(argv: string[], expected = 0): Promise<string> {
 
 function options(memory: MemoryFiles, allowEdit: boolean) {
   const config = loadConfig({ env: {}, cwd: dir })
-  return { store, memory, config, allowEdit, dbArgs: `--db ${db}`, port: 0 }
+  return { store, memory, config, allowEdit, database: db, port: 0 }
 }
 
 const shot = async (name: string) => {
@@ -146,6 +147,21 @@ describe('engram ui in chromium', () => {
     expect(await page.locator('tbody tr').count()).toBe(50)
   })
 
+  it('opens a session from the 8-character prefix the page shows, and lists the matches of an ambiguous one', async () => {
+    const [tip] = await store.listSessions({ source: 'demo', limit: 1 })
+    const id = tip?.id as string
+    await page.goto(readOnly.url)
+    const shown = (await page.goto(`${base(readOnly)}/sessions/${id.slice(0, 8)}/context`))?.status()
+    expect(shown).toBe(200)
+    expect(page.url()).toBe(`${base(readOnly)}/sessions/${id}/context`)
+    await store.createSession({ id: 'twin-prefix-1', source: 'demo-twins' })
+    await store.createSession({ id: 'twin-prefix-2', source: 'demo-twins' })
+    expect((await page.goto(`${base(readOnly)}/sessions/twin-pre`))?.status()).toBe(300)
+    expect(await page.locator('main li a').allTextContents()).toEqual(['twin-prefix-2', 'twin-prefix-1'])
+    await page.click('text=twin-prefix-1')
+    expect(page.url()).toBe(`${base(readOnly)}/sessions/twin-prefix-1`)
+  })
+
   it('searches like the tool, Chinese included, with highlighted snippets and a role filter', async () => {
     await page.goto(`${base(readOnly)}/search`)
     await page.fill('input[name=q]', '部署')
@@ -161,6 +177,26 @@ describe('engram ui in chromium', () => {
     expect(roles.every((r) => r === 'assistant')).toBe(true)
     await page.goto(`${base(readOnly)}/search?q=${encodeURIComponent('"(C++ AND OR ***')}`)
     expect(await page.textContent('main')).toContain('Nothing matches')
+  })
+
+  it('names each session by its title or first words, and reports a date filter that is not a day', async () => {
+    await page.goto(readOnly.url)
+    await page.goto(`${base(readOnly)}/?source=demo`)
+    const titles = await page.locator('tbody tr td:nth-child(2)').allTextContents()
+    expect(titles.length).toBeGreaterThanOrEqual(3)
+    for (const title of titles) expect(title.trim().length).toBeGreaterThan(5)
+    const untitled = await store.createSession({ source: 'untitled' })
+    await store.appendMessages(untitled.id, [
+      { role: 'user', content: `  部署 the staging\nserver tonight, ${'then more words '.repeat(20)}` },
+    ])
+    await page.goto(`${base(readOnly)}/?source=untitled`)
+    const [first] = await page.locator('tbody tr td:nth-child(2)').allTextContents()
+    expect(first?.trim()).toMatch(/^部署 the staging server tonight, then more words .{20,}…$/)
+    for (const bad of ['2026-02-31', 'yesterday', '2026-1-1']) {
+      const response = await page.goto(`${base(readOnly)}/?from=${bad}`)
+      expect(response?.status()).toBe(400)
+      expect(await page.textContent('main')).toContain(`The "from" date "${bad}" is not a day`)
+    }
   })
 
   it('shows one session: lineage chain, compression point, summary linking to the replaced messages, resume command', async () => {
@@ -209,7 +245,7 @@ describe('engram ui in chromium', () => {
     expect(blocked).toHaveLength(1)
     expect(blocked[0]).toMatch(/BLOCKED: .+/)
     expect(await page.textContent('main')).toContain('FastAPI')
-    expect(await page.locator('form[action="/memory"]').count()).toBe(0)
+    expect(await page.locator('form[action="memory"]').count()).toBe(0)
     await shot('memory')
   })
 
@@ -254,6 +290,36 @@ describe('engram ui in chromium', () => {
 })
 
 describe('engram ui access', () => {
+  it('keeps each server’s cookie to itself: two servers do not overwrite each other, another local server gets none', async () => {
+    const seen: string[] = []
+    const other = createServer((req, res) => {
+      seen.push(req.headers.cookie ?? '')
+      res.end('another local server')
+    })
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    try {
+      const context = await browser.newContext()
+      const tab = await context.newPage()
+      await tab.goto(readOnly.url)
+      await tab.goto(editable.url)
+      expect((await tab.goto(`${base(readOnly)}/memory`))?.status()).toBe(200)
+      expect((await tab.goto(`${base(editable)}/memory`))?.status()).toBe(200)
+      const cookies = await context.cookies()
+      expect(cookies.map((c) => c.name).sort()).toEqual(
+        [`engram_ui_${readOnly.port}`, `engram_ui_${editable.port}`].sort(),
+      )
+      const { port } = other.address() as AddressInfo
+      await tab.goto(`http://127.0.0.1:${port}/`)
+      await tab.goto(`http://127.0.0.1:${port}/memory`)
+      // The two pages and the browser's favicon requests: none carries a cookie of either server.
+      expect(seen.length).toBeGreaterThanOrEqual(2)
+      expect(seen.filter((cookie) => cookie !== '')).toEqual([])
+      await context.close()
+    } finally {
+      other.close()
+    }
+  })
+
   it('refuses a database that does not exist and creates nothing', async () => {
     const missing = join(dir, 'nowhere', 'engram.db')
     await run(['ui', '--db', missing], 1)
@@ -281,8 +347,9 @@ describe('engram ui access', () => {
     const memory = new MemoryFiles(loadConfig({ env: {}, cwd: dir }).memoryFiles)
     const { port: _, ...rest } = options(memory, false)
     const token = 'a-token-for-this-test'
-    const from = (address: string) => createUiApp({ ...rest, token, remoteAddress: () => address })
-    const url = `http://127.0.0.1:9/?token=${token}`
+    const from = (address: string) =>
+      createUiApp({ ...rest, token, basePath: '/u-t/', port: () => 9, remoteAddress: () => address })
+    const url = `http://127.0.0.1:9/u-t/?token=${token}`
     expect((await from('192.168.1.20').request(url, { headers: { host: '127.0.0.1:9' } })).status).toBe(403)
     expect((await from('127.0.0.1').request(url, { headers: { host: 'attacker.example:9' } })).status).toBe(
       403,

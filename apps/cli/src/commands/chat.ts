@@ -1,10 +1,12 @@
 import { createInterface } from 'node:readline'
-import { type EngramConfig, renderAgentEvent } from '@engram/agent'
+import { type EngramConfig, maskUrl, renderAgentEvent } from '@engram/agent'
 import type { ToolCall } from '@engram/core'
 import type { Command } from 'commander'
 import { type Context, createContext } from '../context.ts'
 import { AlreadyReported, errorLine, UsageError } from '../errors.ts'
 import {
+  DATABASE_VARIABLE,
+  databaseWords,
   fit,
   highlight,
   type Io,
@@ -267,14 +269,19 @@ async function repl(
   return { reason, failed }
 }
 
-/** The command that continues this chat: the same --db, --config and --source as this one. */
+/**
+ * The command that continues this chat: the same --db, --config and --source as this one. A database url
+ * with a secret is referred to as $ENGRAM_DB_URL and shown masked, never printed.
+ */
 function continueCommand(options: ChatOptions & { db?: string; config?: string }): string {
   const parts = ['engram chat']
-  if (options.db) parts.push(`--db ${shellWord(options.db)}`)
+  if (options.db) parts.push(databaseWords(options.db))
   if (options.config) parts.push(`--config ${shellWord(options.config)}`)
   if (options.source !== 'cli') parts.push(`--source ${shellWord(options.source)}`)
   parts.push('--resume latest')
-  return parts.join(' ')
+  const masked = options.db ? maskUrl(options.db) : undefined
+  const variable = masked === options.db ? '' : ` with ${DATABASE_VARIABLE} set to \`${masked}\``
+  return `\`${parts.join(' ')}\`${variable}`
 }
 
 /** `engram chat [--resume [id|latest]] [--model m] [--source s]`: the REPL. */
@@ -322,7 +329,7 @@ export function registerChat(program: Command, io: Io): void {
         if (id) {
           // The session ends with the chat, so that `engram prune` can remove it once it is old.
           await runtime.store.endSession(id, ended.reason)
-          out.note(`Saved in session ${shortId(id)}. Continue with \`${continueCommand(ctx.options)}\`.`)
+          out.note(`Saved in session ${shortId(id)}. Continue with ${continueCommand(ctx.options)}.`)
         }
       } finally {
         await runtime.close()

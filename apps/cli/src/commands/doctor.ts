@@ -7,6 +7,7 @@ import { AlreadyReported, errorLine } from '../errors.ts'
 import { type Check, checkMemoryFiles } from '../memory-check.ts'
 import type { Io } from '../output.ts'
 import { probeProvider } from '../provider-check.ts'
+import { cjkFontCheck } from '../ui/font-check.ts'
 
 async function storeChecks(config: EngramConfig): Promise<Check[]> {
   const where = maskUrl(config.storage.url ?? '')
@@ -91,13 +92,19 @@ export function registerDoctor(program: Command, io: Io): void {
       checks.push(...(await storeChecks(config)))
       checks.push(...(await checkMemoryFiles(config.memoryFiles)))
       checks.push({ name: 'model', ...(await probeProvider(config, io.env)) })
+      const fonts = cjkFontCheck(io.env)
+      if (fonts) checks.push(fonts)
       const ok = checks.every((c) => c.ok)
       const effective = describeConfig(config)
       const { out } = ctx
       if (out.json) out.printJson({ ok, checks, config: effective })
       else {
         for (const check of checks) {
-          const mark = check.ok ? out.color.green('✓') : out.color.red('✗')
+          const mark = !check.ok
+            ? out.color.red('✗')
+            : check.warn
+              ? out.color.yellow('!')
+              : out.color.green('✓')
           out.line(`${mark} ${out.color.bold(check.name)}: ${check.detail}`)
           if (check.fix) out.line(`  ${out.color.dim(`fix: ${check.fix}`)}`)
         }

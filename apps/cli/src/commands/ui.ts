@@ -7,10 +7,6 @@ import { UsageError } from '../errors.ts'
 import type { Io } from '../output.ts'
 import { startUi } from '../ui/serve.ts'
 
-/** Single-quotes a value for a POSIX shell when it needs it. */
-const shellArg = (value: string) =>
-  /^[\w./:@%+=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`
-
 /** Opens the URL in the desktop's browser, if there is one; failing to is not an error. */
 function openBrowser(url: string): void {
   const command =
@@ -63,7 +59,7 @@ export function registerUi(program: Command, io: Io): void {
         memory,
         config,
         allowEdit: Boolean(ctx.options.allowEdit),
-        dbArgs: `--db ${shellArg(url)}`,
+        database: url,
         port,
       }).catch(async (error: NodeJS.ErrnoException) => {
         await store.close()

@@ -1,8 +1,8 @@
 import { type EngramConfig, splitSystemPrompt, type ToolSpec } from '@engram/agent'
 import { bpeTokenCounter, countMessages, estimateTokenCounter, textOf } from '@engram/compressor'
-import type { Store } from '@engram/core'
+import type { Session, Store } from '@engram/core'
 import { html } from 'hono/html'
-import { formatInt, type Html, page, shortId } from './html.ts'
+import { formatInt, type Html, page, sessionHref, shortId } from './html.ts'
 
 /** One part of what the model is sent, with its size in tokens. */
 interface Section {
@@ -23,10 +23,9 @@ export async function contextPage(
   store: Store,
   config: EngramConfig,
   tools: readonly ToolSpec[],
-  id: string,
-): Promise<Html | null> {
-  const session = await store.getSession(id)
-  if (!session) return null
+  session: Session,
+): Promise<Html> {
+  const id = session.id
   const tip = await store.resolveTip(id)
   const tipSession = tip === id ? session : await store.getSession(tip)
   const messages = await store.getMessages(tip)
@@ -65,11 +64,12 @@ export async function contextPage(
   const pct = (n: number) => `${((n / window) * 100).toFixed(1)}%`
   return page(
     `What the model sees: ${shortId(tip)}`,
-    '/',
+    './',
     html`${tip !== id ? html`<p class="muted">Session ${shortId(id)} was compressed; this is the tip of its chain, where the next turn goes.</p>` : ''}
-    <p><a href="/sessions/${tip}">← the session</a></p>
+    <p><a href="${sessionHref(tip)}">← the session</a></p>
     <h2>Context against the window</h2>
     <p><strong>${formatInt(total)}</strong> of ${formatInt(window)} tokens (${pct(total)}) · compression triggers at ${formatInt(trigger)} (${Math.round(config.compressor.triggerRatio * 100)}%)
+      <br><span class="muted">The window is the one this <code>engram ui</code> is configured with (<code>models.main.context_window</code>): sessions do not record the window they ran with, so start <code>engram ui</code> with the same configuration as the agent.</span>
       ${total > window ? html` · <span class="blocked">over the window</span>` : ''}</p>
     <table><thead><tr><th>section</th><th class="n">tokens</th><th class="n">of the window</th><th></th></tr></thead><tbody>
     ${sections.map(

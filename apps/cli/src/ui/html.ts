@@ -1,20 +1,32 @@
+import { getContext } from 'hono/context-storage'
 import { html, raw } from 'hono/html'
 import type { HtmlEscapedString } from 'hono/utils/html'
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>
+
+/** What a request of the page carries: the path the page lives under (see newBasePath). */
+export interface UiEnv {
+  Variables: { basePath: string }
+}
+
+/**
+ * Fonts with Chinese, Japanese and Korean glyphs named after the platform's UI font, so CJK text never shows
+ * as empty boxes where one of them is installed (Debian: fonts-noto-cjk; `engram doctor` warns without one).
+ */
+const CJK_FONTS = `"Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK KR", "Source Han Sans SC", "PingFang SC", "Hiragino Sans", "Microsoft YaHei", "Malgun Gothic", "WenQuanYi Zen Hei"`
 
 /** The page's CSS, inline: the page works offline and loads nothing from elsewhere. */
 const STYLE = `
 :root { color-scheme: light dark; --fg: #1d1f21; --bg: #fff; --muted: #6b7280; --line: #e5e7eb; --accent: #2563eb;
   --main: #2563eb; --compression: #d97706; --nudge: #059669; --search: #7c3aed; --other: #6b7280; --warn: #b91c1c; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e5e7eb; --bg: #111827; --muted: #9ca3af; --line: #374151; } }
-body { font: 14px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg); margin: 0; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Noto Sans", ${CJK_FONTS}, sans-serif; color: var(--fg); background: var(--bg); margin: 0; }
 header { display: flex; gap: 1.2em; align-items: baseline; padding: .7em 1.2em; border-bottom: 1px solid var(--line); }
 header strong { font-size: 1.1em; } header a { color: var(--fg); text-decoration: none; } header a.on { color: var(--accent); font-weight: 600; }
 main { padding: 1em 1.2em; max-width: 1200px; }
 table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: .3em .6em; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; color: var(--muted); } td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-a { color: var(--accent); } .muted { color: var(--muted); } code, pre { font: 12.5px ui-monospace, monospace; }
+a { color: var(--accent); } .muted { color: var(--muted); } code, pre { font: 12.5px ui-monospace, "DejaVu Sans Mono", "Noto Sans Mono CJK SC", ${CJK_FONTS}, monospace; }
 pre { white-space: pre-wrap; word-break: break-word; margin: .2em 0; }
 form.filters { display: flex; flex-wrap: wrap; gap: .6em; align-items: end; margin-bottom: 1em; }
 form.filters label { display: flex; flex-direction: column; font-size: .85em; color: var(--muted); }
@@ -41,17 +53,21 @@ const SCRIPT = `document.addEventListener('click', (e) => {
 })`
 
 const NAV = [
-  ['/', 'Sessions'],
-  ['/search', 'Search'],
-  ['/memory', 'Memory'],
-  ['/usage', 'Tokens and cost'],
+  ['./', 'Sessions'],
+  ['search', 'Search'],
+  ['memory', 'Memory'],
+  ['usage', 'Tokens and cost'],
 ] as const
 
-/** A whole page: the navigation bar, the title and the body. */
+/**
+ * A whole page: the navigation bar, the title and the body. Links are relative to the page's base path (a
+ * `<base>` element), so they are written without a leading slash: `sessions/…`, `search?q=…`.
+ */
 export function page(title: string, active: string, body: Html): Html {
+  const base = getContext<UiEnv>().var.basePath
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Engram</title><style>${raw(STYLE)}</style></head>
+<base href="${base}"><title>${title} · Engram</title><style>${raw(STYLE)}</style></head>
 <body><header><strong>Engram</strong>${NAV.map(
     ([href, label]) => html`<a href="${href}" class="${href === active ? 'on' : ''}">${label}</a>`,
   )}</header>
@@ -69,6 +85,25 @@ export const formatCost = (usd: number): string => (usd > 0 ? `$${usd.toFixed(us
 export const formatTime = (at: number | null | undefined): string =>
   at == null ? '' : new Date(at).toISOString().replace('T', ' ').slice(0, 16)
 export const shortId = (id: string): string => id.slice(0, 8)
+
+/**
+ * The link to a session's page, or to one of its sub-pages (`/context`, `/messages/7`), with the id encoded:
+ * ids come from imports and SDKs and may hold `?`, `#`, `/` or `%`. An id of dots alone would be read as `.`
+ * or `..` in a path, so it goes in the query instead (`session?id=..`).
+ */
+export function sessionHref(id: string, sub = '', query: Record<string, string | undefined> = {}): string {
+  return /^\.+$/.test(id)
+    ? withQuery(`session${sub}`, { id, ...query })
+    : withQuery(`sessions/${encodeURIComponent(id)}${sub}`, query)
+}
+
+/** At most `max` characters of a text (a title, a preview), with … when cut. */
+export function clip(value: string, max: number): string {
+  if (value.length <= max) return value
+  // Never between the halves of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(value.charAt(max - 1)) ? max - 1 : max
+  return `${value.slice(0, end)}…`
+}
 
 /** A link to the same page with some query parameters changed (undefined removes one). */
 export function withQuery(path: string, query: Record<string, string | undefined>): string {

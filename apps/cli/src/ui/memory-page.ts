@@ -10,11 +10,11 @@ const FILES: { target: MemoryTarget; label: string }[] = [
 /** The edit forms of one file, when editing is on. */
 function forms(target: MemoryTarget): Html {
   return html`<details><summary>Change ${target === 'memory' ? 'MEMORY.md' : 'USER.md'}</summary>
-    <form method="post" action="/memory" class="filters"><input type="hidden" name="target" value="${target}"><input type="hidden" name="action" value="add">
+    <form method="post" action="memory" class="filters"><input type="hidden" name="target" value="${target}"><input type="hidden" name="action" value="add">
       <label>new entry <textarea name="content" rows="2" cols="60" required></textarea></label><button>Add</button></form>
-    <form method="post" action="/memory" class="filters"><input type="hidden" name="target" value="${target}"><input type="hidden" name="action" value="replace">
+    <form method="post" action="memory" class="filters"><input type="hidden" name="target" value="${target}"><input type="hidden" name="action" value="replace">
       <label>a unique part of the old entry <input name="old_text" size="30" required></label><label>the new entry <input name="content" size="40" required></label><button>Replace</button></form>
-    <form method="post" action="/memory" class="filters"><input type="hidden" name="target" value="${target}"><input type="hidden" name="action" value="remove">
+    <form method="post" action="memory" class="filters"><input type="hidden" name="target" value="${target}"><input type="hidden" name="action" value="remove">
       <label>a unique part of the entry <input name="old_text" size="30" required></label><button>Remove</button></form>
   </details>`
 }
@@ -50,7 +50,7 @@ export async function memoryPage(
   }
   return page(
     'Memory',
-    '/memory',
+    'memory',
     html`${options.notice ? html`<p><strong>${options.notice}</strong></p>` : ''}${options.error ? html`<p class="blocked">${options.error}</p>` : ''}
     ${options.allowEdit ? '' : html`<p class="muted">Read-only: restart with <code>engram ui --allow-edit</code> to change the files here.</p>`}
     ${sections}`,

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { getConnInfo } from '@hono/node-server/conninfo'
-import { newAccessToken } from './access.ts'
+import { newAccessToken, newBasePath } from './access.ts'
 import { createUiApp, type UiOptions } from './app.ts'
 
 /** A running page: the address to open (with its token) and how to stop it. */
@@ -11,21 +11,31 @@ export interface RunningUi {
   close(): Promise<void>
 }
 
+type StartOptions = Omit<UiOptions, 'token' | 'basePath' | 'port' | 'remoteAddress'> & { port: number }
+
 /**
- * Serves the page on 127.0.0.1 only (never on another interface), on `port` (0: a free one), with a new
- * random access token in the printed URL.
+ * Serves the page on 127.0.0.1 only (never on another interface), on `port` (0: a free one), under a new
+ * random base path, with a new random access token in the printed URL.
  */
-export function startUi(
-  options: Omit<UiOptions, 'token' | 'remoteAddress'> & { port: number },
-): Promise<RunningUi> {
+export function startUi(options: StartOptions): Promise<RunningUi> {
   const token = newAccessToken()
-  const app = createUiApp({ ...options, token, remoteAddress: (c) => getConnInfo(c).remote.address })
+  const basePath = newBasePath()
+  // Until the server listens, no port matches a request's Host: every request is refused.
+  let listening = -1
+  const app = createUiApp({
+    ...options,
+    token,
+    basePath,
+    port: () => listening,
+    remoteAddress: (c) => getConnInfo(c).remote.address,
+  })
   return new Promise((resolve, reject) => {
     const server = serve(
       { fetch: app.fetch, port: options.port, hostname: '127.0.0.1' },
       (info: AddressInfo) => {
+        listening = info.port
         resolve({
-          url: `http://127.0.0.1:${info.port}/?token=${token}`,
+          url: `http://127.0.0.1:${info.port}${basePath}?token=${token}`,
           port: info.port,
           close: () =>
             new Promise<void>((done) => {

@@ -1,6 +1,15 @@
 import type { DailyUsage, Store, UsageReport } from '@engram/core'
 import { html } from 'hono/html'
-import { formatCost, formatInt, type Html, page, purposeColor, shortId } from './html.ts'
+import {
+  formatCost,
+  formatInt,
+  type Html,
+  page,
+  purposeColor,
+  sessionHref,
+  shortId,
+  withQuery,
+} from './html.ts'
 
 /** The health rule of the Hermes design: auxiliary work (compression, nudge, search…) ≤ 20% of main. */
 const AUX_RULE = 0.2
@@ -92,7 +101,7 @@ export async function usagePage(store: Store, query: { session?: string }, now =
     const rows = recent
       .map((s, i) =>
         reportRow(
-          html`<a href="/usage?session=${s.id}"><code>${shortId(s.id)}</code></a> <span class="muted">${s.source}</span>`,
+          html`<a href="${withQuery('usage', { session: s.id })}"><code>${shortId(s.id)}</code></a> <span class="muted">${s.source}</span>`,
           reports[i] as UsageReport,
         ),
       )
@@ -102,8 +111,8 @@ export async function usagePage(store: Store, query: { session?: string }, now =
   const byPurpose = Object.entries(total.byPurpose)
   return page(
     sessionId ? `Tokens and cost: ${shortId(sessionId)}` : 'Tokens and cost',
-    '/usage',
-    html`${sessionId ? html`<p><a href="/sessions/${sessionId}">← the session</a> · <a href="/usage">all sessions</a></p>` : ''}
+    'usage',
+    html`${sessionId ? html`<p><a href="${sessionHref(sessionId)}">← the session</a> · <a href="usage">all sessions</a></p>` : ''}
     ${verdict}${legend(byPurpose.map(([p]) => p))}
     <table><thead><tr><th>purpose</th><th class="n">calls</th><th class="n">input</th><th class="n">output</th><th class="n">cache read</th><th class="n">cost</th></tr></thead><tbody>
     ${byPurpose.map(([p, t]) => html`<tr><td><i class="sw" style="background:${purposeColor(p)}"></i>${p}</td><td class="n">${formatInt(t.calls)}</td><td class="n">${formatInt(t.inputTokens)}</td><td class="n">${formatInt(t.outputTokens)}</td><td class="n">${formatInt(t.cacheReadTokens)}</td><td class="n">${formatCost(t.costUsd)}</td></tr>`)}
