@@ -5,26 +5,24 @@ import { z } from 'zod'
 import type { McpStore, ToolDeps } from '../deps.ts'
 import { describeScope, type Scope, scopeKey } from '../scope.ts'
 import { guarded } from '../tool-result.ts'
-import { scopeShape } from './shared.ts'
+import { clientId, scopeShape } from './shared.ts'
 
 const MAX_MESSAGES = 50
 /** One logged message: a long tool output fits; the session_read and search budgets clip it on the way out. */
 const MAX_CONTENT = 4_000_000
 
 const logged = z.strictObject({
-  id: z
-    .string()
-    .min(1)
-    .max(200)
-    .describe("The client's own id for the message: a retry with the same id stores nothing twice"),
+  id: clientId(200).describe(
+    "The client's own id for the message: a retry with the same id stores nothing twice",
+  ),
   role: z.enum(['user', 'assistant', 'tool', 'system']),
   content: z.string().max(MAX_CONTENT),
   tool_calls: z
-    .array(z.strictObject({ id: z.string().min(1), name: z.string().min(1), arguments: z.string() }))
+    .array(z.strictObject({ id: clientId(200), name: z.string().min(1), arguments: z.string() }))
     .max(50)
     .optional()
     .describe('For assistant messages: the tools it called'),
-  tool_call_id: z.string().min(1).optional().describe('For tool messages: the call it answers'),
+  tool_call_id: clientId(200).optional().describe('For tool messages: the call it answers'),
 })
 
 /** The session a client's conversation is logged in: the same id for the same scope and conversation, in every process. */
@@ -89,7 +87,7 @@ export function registerSessionLog(server: McpServer, deps: ToolDeps, source: st
       title: 'Log conversation turns',
       description: `Records messages of this conversation in Engram so later sessions can search them. Send each message once with its own id (retries are safe), up to ${MAX_MESSAGES} per call.`,
       inputSchema: z.strictObject({
-        conversation_id: z.string().min(1).max(200).describe("The client's id for this conversation"),
+        conversation_id: clientId(200).describe("The client's id for this conversation"),
         title: z.string().max(200).optional().describe('A title for the conversation (first call only)'),
         messages: z.array(logged).min(1).max(MAX_MESSAGES),
       }),
