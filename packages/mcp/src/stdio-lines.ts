@@ -60,7 +60,7 @@ export class LineLimit extends Transform {
     while (from < chunk.length) {
       const newline = chunk.indexOf(10, from)
       const to = newline === -1 ? chunk.length : newline + 1
-      this.take(chunk.subarray(from, to), newline !== -1)
+      this.addPiece(chunk.subarray(from, to), newline !== -1)
       from = to
     }
     done()
@@ -71,7 +71,7 @@ export class LineLimit extends Transform {
     done()
   }
 
-  private take(piece: Buffer, complete: boolean): void {
+  private addPiece(piece: Buffer, complete: boolean): void {
     if (this.dropped === 0 && this.held + piece.length <= this.limit) {
       this.parts.push(piece)
       this.held += piece.length

@@ -37,7 +37,8 @@ export async function runStdio(options: RunStdioOptions): Promise<void> {
   const log = (line: string) => void stderr.write(`${line}\n`)
   for (const method of ['log', 'info', 'debug'] as const)
     console[method] = (...args: unknown[]) => log(args.map(String).join(' '))
-  const store = await openStore(options.storage)
+  // Read-only opens the database read-only: searches leave it byte for byte as it was, a missing one is an error.
+  const store = await openStore(options.readOnly ? { ...options.storage, readOnly: true } : options.storage)
   const mcp = createEngramMcp({
     store,
     memory: new MemoryFiles(options.memoryFiles),
