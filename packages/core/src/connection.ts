@@ -37,6 +37,11 @@ export interface ConnectionOptions {
    * mode before 1.21).
    */
   preparedStatements?: boolean
+  /**
+   * Opens the database read-only: a local file with `mode=ro` (it must exist; nothing is written to it),
+   * PostgreSQL and PGlite with read-only transactions. A remote libSQL url cannot be opened so: refused.
+   */
+  readOnly?: boolean
 }
 
 export const DEFAULT_DATABASE_PATH = './data/engram.db'
@@ -130,7 +135,7 @@ function resolveTarget(url: string): Target {
   return { kind: 'local', path: resolve(expandHome(path, url)), mode }
 }
 
-function prepareLocalFile({ path, mode }: LocalTarget): void {
+function prepareLocalFile({ path, mode }: LocalTarget, readOnly: boolean): void {
   if (path === ':memory:') return
   let isDirectory = false
   let exists = false
@@ -150,6 +155,12 @@ function prepareLocalFile({ path, mode }: LocalTarget): void {
     throw new EngramError(
       'DATABASE_PATH',
       `The database path ${path} is a directory. Pass the path of a file inside it, such as ${path}/engram.db.`,
+    )
+  }
+  if (!exists && readOnly) {
+    throw new EngramError(
+      'DATABASE_PATH',
+      `The database ${path} does not exist, and a read-only store does not create it. Check the path, or create the database by opening it once without read-only.`,
     )
   }
   if (!exists && mode !== 'rwc') {
@@ -173,13 +184,14 @@ async function openDriver(name: DriverName, target: Target, options: ConnectionO
       statementTimeoutMs,
       schema,
       preparedStatements,
+      readonly: options.readOnly,
     })
   }
   if (name === 'pglite') {
     const { pgliteDriver } = await import('./drivers/pglite.ts')
     const folder = target.kind === 'pglite' ? target.url : ''
     const database = folder === '' || folder === 'memory' ? 'memory://' : resolve(expandHome(folder, folder))
-    return pgliteDriver({ database, statementTimeoutMs, schema })
+    return pgliteDriver({ database, statementTimeoutMs, schema, readonly: options.readOnly })
   }
   if (name === 'better-sqlite3') {
     const { betterSqlite3Driver } = await import('./drivers/better-sqlite3.ts')
@@ -218,7 +230,14 @@ export async function connect(options: ConnectionOptions): Promise<StorageDriver
   if (options.syncUrl && driverName !== 'libsql') {
     throw new EngramError('INVALID_ARGUMENT', 'Embedded replicas (syncUrl) need driver: "libsql".')
   }
-  if (target.kind === 'local') prepareLocalFile(target)
+  if (options.readOnly && target.kind === 'remote') {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `A remote libSQL database (${target.url.replace(/\?.*$/, '')}) cannot be opened read-only. Open a local file, an embedded replica's file or PostgreSQL read-only, or drop readOnly.`,
+    )
+  }
+  if (target.kind === 'local' && options.readOnly && target.path !== ':memory:') target.mode = 'ro'
+  if (target.kind === 'local') prepareLocalFile(target, options.readOnly === true)
 
   try {
     return await openDriver(driverName, target, options)

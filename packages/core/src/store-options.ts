@@ -70,6 +70,7 @@ const settingsSchema = z.object({
   poolSize: wholeNumber(1).optional(),
   statementTimeoutMs: wholeNumber(1).optional(),
   preparedStatements: z.boolean().optional(),
+  readOnly: z.boolean().optional(),
   schema: z
     .string({ error: 'must be a schema name' })
     .regex(SCHEMA_NAME, 'must be a schema name: letters, digits, _ and $, at most 63')

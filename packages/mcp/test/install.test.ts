@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { openStore } from '@engram/core'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { expect, it } from 'vitest'
@@ -37,7 +38,10 @@ it('engram mcp install cursor --write: the client starts the server from the fil
   for (const flag of ['--memory-file', '--user-file']) expect(isAbsolute(after(flag))).toBe(true)
   expect(after('--user')).toBe('alice')
 
-  // Started elsewhere (clients pick the working folder), it finds the same database.
+  // Started elsewhere (clients pick the working folder), it finds the same database (a read-only server
+  // opens an existing one).
+  mkdirSync(join(ws.dir, 'rel'))
+  await (await openStore({ url: join(ws.dir, 'rel', 'engram.db') })).close()
   const transport = new StdioClientTransport({
     command: entry.command,
     args: entry.args,

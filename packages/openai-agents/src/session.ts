@@ -68,6 +68,14 @@ const MAX_ATTEMPTS = 20
 const refused = (message: string) => new EngramError('INVALID_ARGUMENT', message)
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
+/** `value` when it is an array of items; otherwise a refusal naming the argument, before anything is read or written. */
+function itemList(value: unknown, what: string): readonly AgentInputItem[] {
+  if (Array.isArray(value) && value.every((item) => item !== null && typeof item === 'object')) return value
+  throw refused(
+    `${what} must be an array of items (got ${value === null ? 'null' : Array.isArray(value) ? 'an array holding a non-object' : typeof value}); nothing was changed. Pass [] for no items.`,
+  )
+}
+
 /**
  * An Agents SDK `Session` kept in an Engram store. Every item is one Engram message, written the
  * moment the SDK hands it over and stored exactly as given (see items.ts), so a killed process loses
@@ -183,7 +191,7 @@ export class EngramSession
 
   addItems(items: AgentInputItem[]): Promise<void> {
     return this.serial(async () => {
-      if (items.length === 0) return
+      if (itemList(items, 'addItems: items').length === 0) return
       await this.store.appendMessages(
         await this.tip(),
         items.map((item) => itemToMessage(item as RawItem)),
@@ -266,6 +274,13 @@ export class EngramSession
     return this.serial(async () => {
       if (typeof operationId !== 'string' || operationId.trim() === '') {
         throw refused('applyHistoryTransaction needs a non-empty operationId; pass the id the runner gave.')
+      }
+      if (transaction === null || typeof transaction !== 'object')
+        throw refused('applyHistoryTransaction needs a transaction object (append_items or replace_suffix).')
+      if (transaction.type === 'append_items') itemList(transaction.items, 'append_items: items')
+      else if (transaction.type === 'replace_suffix') {
+        itemList(transaction.expectedSuffix, 'replace_suffix: expectedSuffix')
+        itemList(transaction.replacement, 'replace_suffix: replacement')
       }
       const digest = digestOf(transaction)
       const reused = () =>

@@ -28,7 +28,10 @@ function withServerOptions(command: Command): Command {
   return command
     .option('--user <id>', 'the user whose memory the server serves (or ENGRAM_MCP_USER)')
     .option('--project <id>', 'a project of that user: its own scope (or ENGRAM_MCP_PROJECT)')
-    .option('--read-only', 'no write tools (memory, session_log)')
+    .option(
+      '--read-only',
+      'no write tools (memory, session_log); opens the database read-only (it must exist)',
+    )
     .option('--session-log', 'offer session_log, for clients that record their own turns')
     .option('--memory-file <path>', 'MEMORY.md (default from the config file)')
     .option('--user-file <path>', 'USER.md (default from the config file)')

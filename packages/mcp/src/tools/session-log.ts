@@ -5,27 +5,46 @@ import { z } from 'zod'
 import type { McpStore, ToolDeps } from '../deps.ts'
 import { describeScope, type Scope, scopeKey } from '../scope.ts'
 import { guarded } from '../tool-result.ts'
-import { scopeShape } from './shared.ts'
+import { clientId, scopeShape } from './shared.ts'
 
 const MAX_MESSAGES = 50
-/** One logged message: a long tool output fits; the session_read and search budgets clip it on the way out. */
-const MAX_CONTENT = 4_000_000
+/**
+ * What one call may carry: the characters of its strings (contents, ids, titles, tool names and arguments)
+ * together; a long tool output fits, and session_read and search clip it on the way out. A client may write
+ * each character as six bytes of JSON (`\u0001`, or any non-ASCII one when it escapes them all), so a call
+ * at the bound is a line of about 9 MB: below the 10 MiB line that MCP's stdio transport reads.
+ */
+export const MAX_CALL_CHARS = 1_500_000
+const formatted = MAX_CALL_CHARS.toLocaleString('en-US')
 
 const logged = z.strictObject({
-  id: z
-    .string()
-    .min(1)
-    .max(200)
-    .describe("The client's own id for the message: a retry with the same id stores nothing twice"),
+  id: clientId(200).describe(
+    "The client's own id for the message: a retry with the same id stores nothing twice",
+  ),
   role: z.enum(['user', 'assistant', 'tool', 'system']),
-  content: z.string().max(MAX_CONTENT),
+  content: z.string().max(MAX_CALL_CHARS),
   tool_calls: z
-    .array(z.strictObject({ id: z.string().min(1), name: z.string().min(1), arguments: z.string() }))
+    .array(z.strictObject({ id: clientId(200), name: z.string().min(1), arguments: z.string() }))
     .max(50)
     .optional()
     .describe('For assistant messages: the tools it called'),
-  tool_call_id: z.string().min(1).optional().describe('For tool messages: the call it answers'),
+  tool_call_id: clientId(200).optional().describe('For tool messages: the call it answers'),
 })
+
+/** The characters of every string a session_log call carries. */
+function callChars(call: {
+  conversation_id: string
+  title?: string | undefined
+  messages: z.output<typeof logged>[]
+}): number {
+  let chars = call.conversation_id.length + (call.title?.length ?? 0)
+  for (const message of call.messages) {
+    chars += message.id.length + message.content.length + (message.tool_call_id?.length ?? 0)
+    for (const tool of message.tool_calls ?? [])
+      chars += tool.id.length + tool.name.length + tool.arguments.length
+  }
+  return chars
+}
 
 /** The session a client's conversation is logged in: the same id for the same scope and conversation, in every process. */
 export function loggedSessionId(scope: Scope, conversationId: string): string {
@@ -87,12 +106,22 @@ export function registerSessionLog(server: McpServer, deps: ToolDeps, source: st
     'session_log',
     {
       title: 'Log conversation turns',
-      description: `Records messages of this conversation in Engram so later sessions can search them. Send each message once with its own id (retries are safe), up to ${MAX_MESSAGES} per call.`,
-      inputSchema: z.strictObject({
-        conversation_id: z.string().min(1).max(200).describe("The client's id for this conversation"),
-        title: z.string().max(200).optional().describe('A title for the conversation (first call only)'),
-        messages: z.array(logged).min(1).max(MAX_MESSAGES),
-      }),
+      description: `Records messages of this conversation in Engram so later sessions can search them. Send each message once with its own id (retries are safe), up to ${MAX_MESSAGES} messages and ${formatted} characters per call.`,
+      inputSchema: z
+        .strictObject({
+          conversation_id: clientId(200).describe("The client's id for this conversation"),
+          title: z.string().max(200).optional().describe('A title for the conversation (first call only)'),
+          messages: z.array(logged).min(1).max(MAX_MESSAGES),
+        })
+        .superRefine((call, context) => {
+          const chars = callChars(call)
+          if (chars > MAX_CALL_CHARS)
+            context.addIssue({
+              code: 'custom',
+              path: ['messages'],
+              message: `one session_log call carries at most ${formatted} characters (contents, ids and tool call arguments together; this one has ${chars.toLocaleString('en-US')}), so that it fits in one line of MCP's stdio transport. Send the messages over several calls, or shorten the longest content.`,
+            })
+        }),
       outputSchema: z.object({
         ...scopeShape,
         sessionId: z.string(),

@@ -13,3 +13,22 @@ export const READ_ONLY: ToolAnnotations = {
   idempotentHint: true,
   openWorldHint: false,
 }
+
+// Node 20 has String.prototype.isWellFormed; TypeScript's ES2023 lib does not declare it yet.
+const isWellFormed = (value: string): boolean =>
+  (value as unknown as { isWellFormed(): boolean }).isWellFormed()
+
+/**
+ * An id a client gives (a conversation, a message, a tool call, a session): 1 to `max` characters of
+ * well-formed UTF-16. A lone surrogate is refused: stored as UTF-8 it would become U+FFFD, so `"\ud800"`
+ * and `"\udfff"` would name one conversation, and an export would not import again.
+ */
+export const clientId = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine(
+      isWellFormed,
+      'must be well-formed UTF-16: it holds a lone surrogate (\\ud800-\\udfff without its pair), which would be stored as U+FFFD and collide with other ids. Send the id as well-formed text (in JavaScript, id.toWellFormed()).',
+    )
