@@ -36,6 +36,13 @@ const input = z
 
 type MemoryArgs = z.output<typeof input>
 
+/**
+ * Said with every change: the memory in the system prompt is a snapshot frozen when the session started
+ * (so provider prompt caches stay valid), so a saved fact shows there from the next session on.
+ */
+const SAVED_FOR_NEXT_SESSION =
+  'It is in the memory shown at the start of every new session from the next one on; this session keeps using it from the conversation.'
+
 function operationsOf(args: MemoryArgs): MemoryOperation[] {
   if (args.operations !== undefined && args.action !== undefined) {
     throw new MemoryRefusal(
@@ -72,7 +79,7 @@ export function createMemoryTool(memory: MemoryFiles): AgentTool {
     input,
     async execute(args) {
       const result = await memory.apply(args.target, operationsOf(args))
-      return result.summary
+      return result.changed ? `${result.summary} ${SAVED_FOR_NEXT_SESSION}` : result.summary
     },
   })
 }
