@@ -94,6 +94,13 @@ describe('moving a store between SQLite and PostgreSQL', () => {
     expect(again.stdout).toBe(
       `The database ${maskUrl(db)} is up to date (schema version ${created.schemaVersion.after}).\n`,
     )
+    // doctor words the checks for the engine and the absent config file.
+    const doctor = await engram(['doctor', '--db', db], { cwd: tempDir() })
+    expect(doctor.stdout).toMatch(/^✓ integrity: every table and search index reads to the end: ok$/m)
+    expect(doctor.stdout).not.toContain('PRAGMA')
+    expect(doctor.stdout).toMatch(
+      /^✓ config: no config file \(engram\.toml or engram\.json here, or --config\): the defaults apply$/m,
+    )
   })
 
   it('SQLite → PostgreSQL → SQLite loses nothing, by migrate --from and by export --all / import; re-runs add nothing', async () => {

@@ -14,7 +14,7 @@ describe('a fact said in a session, with the real agent and the offline model', 
     // The snapshot in the system prompt is frozen: the save says so, in the words the user reads.
     expect(saved).toContain('Saved to memory: the staging database listens on port 5433.')
     expect(saved).toContain(
-      'It is in the memory shown at the start of every new session from the next one on; this session keeps using it from the conversation.',
+      'It is in memory from the next session on; this session keeps using it from the conversation.',
     )
     await agent.run('The job queue runs on Redis because Celery was too heavy for us.')
     // Same session: neither fact is in this session's system prompt, both are in the conversation.

@@ -195,7 +195,7 @@ describe('runTool', () => {
 })
 
 const NEXT_SESSION =
-  'It is in the memory shown at the start of every new session from the next one on; this session keeps using it from the conversation.'
+  'It is in memory from the next session on; this session keeps using it from the conversation.'
 
 describe('the memory tool driven through its schema', () => {
   const memory = new MemoryFiles(memoryConfig(dir, { memoryCharLimit: 120 }))

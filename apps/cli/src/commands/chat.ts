@@ -1,11 +1,13 @@
 import { createInterface } from 'node:readline'
 import { type EngramConfig, renderAgentEvent } from '@engram/agent'
+import type { CompressionReport } from '@engram/compressor'
 import type { ToolCall } from '@engram/core'
 import type { Command } from 'commander'
 import { type Context, createContext } from '../context.ts'
 import { AlreadyReported, errorLine, UsageError } from '../errors.ts'
 import {
   fit,
+  formatInt,
   highlight,
   type Io,
   type Output,
@@ -78,6 +80,15 @@ export class Transcript {
   }
 }
 
+/** Why /compress left the context as it was, in words a user can act on. */
+function notCompressed(report: CompressionReport): string {
+  if (report.status === 'aborted')
+    return `Not compressed: ${report.reason ?? 'the summariser failed'}. The conversation is unchanged; try again once the model answers.`
+  if (report.messagesSummarized === 0)
+    return `Not compressed: all ${report.messagesBefore} messages (${formatInt(report.tokensBefore)} tokens) are in the parts that are always kept whole, the first messages and the most recent turns, so there is nothing in between to summarise yet. Compression also runs by itself when the context nears the window.`
+  return `Not compressed: a summary of the ${report.messagesSummarized} messages in between would not be smaller than they are.`
+}
+
 async function slash(
   line: string,
   runtime: Runtime,
@@ -126,12 +137,12 @@ async function slash(
       return
     case 'compress': {
       const report = await agent.compressNow()
-      if (!report) out.line('Nothing to compress yet.')
+      if (!report) out.line('Nothing to compress yet: this chat has no session until its first message.')
       else {
         out.line(
           report.status === 'compressed'
             ? `Compressed ${report.tokensBefore} → ${report.tokensAfter} tokens; continuing in session ${shortId(agent.sessionId ?? '')}.`
-            : `Not compressed (${report.status}${report.reason ? `: ${report.reason}` : ''}).`,
+            : notCompressed(report),
         )
       }
       return

@@ -6,7 +6,7 @@ const IDENTITY =
 
 const GUIDANCE: Record<string, string> = {
   memory:
-    'memory: when the user tells you something worth keeping across sessions, save it, one short fact per entry: preferences and profile to target "user", environment, project facts and conventions to target "memory". Never save secrets. What you save shows in the memory below from the next session on; in this session, answer from the conversation itself.',
+    'memory: when the user tells you something worth keeping across sessions, save it, one short fact per entry: preferences and profile to target "user", environment, project facts and conventions to target "memory". Never save secrets.',
   session_search:
     'session_search: when the user refers to an earlier conversation ("last time", "what did I say about …", "上次…"), or earlier context would help, search past sessions and answer from what it returns; say so when nothing is found.',
 }
