@@ -255,7 +255,7 @@ async function importHermes(
   const bar = barOfSessions(progress)
   try {
     const result = await withStore(async (store) => {
-      const sum: RestoreResult = { imported: 0, skipped: 0, messages: 0, warnings: [] }
+      const sum: RestoreResult = { imported: 0, skipped: 0, messages: 0, warnings: [...hermes.warnings] }
       for (const exported of parentsFirst(hermes.sessions)) {
         if (await store.getSession(exported.session.id)) {
           sum.skipped++
