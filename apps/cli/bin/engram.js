@@ -53,5 +53,6 @@ const io = {
   stdin: process.stdin,
   env: process.env,
   cwd: process.cwd(),
+  launcher: fileURLToPath(import.meta.url),
 }
 process.exitCode = await main(process.argv.slice(2), io)

@@ -5,6 +5,7 @@ import type { ToolCall } from '@engram/core'
 import type { Command } from 'commander'
 import { type Context, createContext } from '../context.ts'
 import { AlreadyReported, errorLine, UsageError } from '../errors.ts'
+import { cliCommand } from '../invocation.ts'
 import {
   fit,
   formatInt,
@@ -279,8 +280,8 @@ async function repl(
 }
 
 /** The command that continues this chat: the same --db, --config and --source as this one. */
-function continueCommand(options: ChatOptions & { db?: string; config?: string }): string {
-  const parts = ['engram chat']
+function continueCommand(cli: string, options: ChatOptions & { db?: string; config?: string }): string {
+  const parts = [`${cli} chat`]
   if (options.db) parts.push(`--db ${shellWord(options.db)}`)
   if (options.config) parts.push(`--config ${shellWord(options.config)}`)
   if (options.source !== 'cli') parts.push(`--source ${shellWord(options.source)}`)
@@ -333,7 +334,9 @@ export function registerChat(program: Command, io: Io): void {
         if (id) {
           // The session ends with the chat, so that `engram prune` can remove it once it is old.
           await runtime.store.endSession(id, ended.reason)
-          out.note(`Saved in session ${shortId(id)}. Continue with \`${continueCommand(ctx.options)}\`.`)
+          out.note(
+            `Saved in session ${shortId(id)}. Continue with \`${continueCommand(cliCommand(io), ctx.options)}\`.`,
+          )
         }
       } finally {
         await runtime.close()
