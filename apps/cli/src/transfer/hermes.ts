@@ -51,7 +51,7 @@ function generatedColumns(db: Database.Database, table: string, wanted: readonly
  * The most one Hermes row may bring (a session with its system prompt, or one message with its tool
  * calls): a row past it stops the import with its id before its text is read.
  */
-export const MAX_HERMES_ROW_BYTES = 64 * 1024 * 1024
+const MAX_HERMES_ROW_BYTES = 64 * 1024 * 1024
 
 /** A row past the limit: which one, how large, and what to do. */
 function rowTooLarge(path: string, what: string, bytes: number, max: number, before: string): EngramError {

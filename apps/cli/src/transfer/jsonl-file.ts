@@ -9,7 +9,7 @@ import { JsonlReader, jsonlEnd, jsonlHeader, jsonlLines } from './formats.ts'
  * episode). A line past it is refused once this many bytes of it were seen, never read whole (a string
  * of 600 MB is past what V8 can hold).
  */
-export const MAX_JSONL_LINE_BYTES = 128 * 1024 * 1024
+const MAX_JSONL_LINE_BYTES = 128 * 1024 * 1024
 
 /** A line past {@link MAX_JSONL_LINE_BYTES}: which one, and why it cannot be imported. */
 function lineTooLong(file: string, n: number, max: number): EngramError {
@@ -23,7 +23,7 @@ function lineTooLong(file: string, n: number, max: number): EngramError {
  * The lines of a file (without their \n or \r\n), one at a time as the file is read; a line longer than
  * `maxBytes` throws when its first `maxBytes + 1` bytes were seen, so no line is held whole past it.
  */
-export async function* fileLines(
+async function* fileLines(
   path: string,
   file: string,
   maxBytes = MAX_JSONL_LINE_BYTES,
