@@ -155,7 +155,7 @@ describe('engram memory', () => {
     const huge = await engram(['memory', 'add', 'x'.repeat(1400), '--target', 'user'], { cwd })
     expect(huge.code).toBe(1)
     expect(huge.stderr).toBe(
-      'engram: The entry alone is longer than the whole of USER.md may be (1,375 characters), so no consolidation can make room for it. Nothing was written. Save the durable facts it holds as a few short entries instead.\n',
+      'engram: The entry alone is longer than the whole of USER.md may be (its cap is 1,375 characters), so no consolidation can make room for it. Nothing was written. Save the durable facts it holds as a few short entries instead.\n',
     )
     expect((await engram(['memory', 'add', 'y'.repeat(1000), '--target', 'user'], { cwd })).code).toBe(0)
     const big = await engram(['memory', 'add', 'z'.repeat(400), '--target', 'user'], { cwd })

@@ -140,7 +140,7 @@ describe('applying operations', () => {
       )
       expect(error.reason).toBe('entry_too_long')
       expect(error.message).toBe(
-        `The entry alone is longer than the whole of USER.md may be (${limit} characters), so no consolidation can make room for it. Nothing was written. Save the durable facts it holds as a few short entries instead.`,
+        `The entry alone is longer than the whole of USER.md may be (its cap is ${limit} characters), so no consolidation can make room for it. Nothing was written. Save the durable facts it holds as a few short entries instead.`,
       )
     }
     const replaced = refusal(() =>

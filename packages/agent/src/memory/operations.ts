@@ -185,7 +185,7 @@ export function applyOperations(
         aboutOperation(
           writtenBy.get(tooLong) as number,
           count,
-          `the entry alone is longer than the whole of ${file} may be (${formatCount(limit)} characters), so no consolidation can make room for it. Nothing was written. Save the durable facts it holds as a few short entries instead.`,
+          `the entry alone is longer than the whole of ${file} may be (its cap is ${formatCount(limit)} characters), so no consolidation can make room for it. Nothing was written. Save the durable facts it holds as a few short entries instead.`,
         ),
       )
     }
