@@ -36,6 +36,15 @@ describe('commands the CLI prints run as printed, where the user is', () => {
     expect(again.status).toBe(0)
     expect(again.stderr).toMatch(/Resumed session [0-9a-f]{8} \(4 messages/)
 
+    // The usage hint too.
+    const typo = run(process.execPath, [BIN, 'sesions'], cwd)
+    expect(typo.status).toBe(2)
+    const help = /Run `([^`]+)` for the commands and options\./.exec(typo.stderr)?.[1]
+    expect(help).toBe(`node ${shellWord(BIN)} --help`)
+    const helped = run('sh', ['-c', help as string], cwd)
+    expect(helped.status).toBe(0)
+    expect(helped.stdout).toContain('Usage: engram')
+
     const demo = run(process.execPath, [BIN, 'demo', '--db', join(cwd, 'demo', 'engram.db')], cwd)
     expect(demo.status).toBe(0)
     const explore = /^Explore it: (.+?) {3}· {3}(.+)$/m.exec(demo.stdout)
