@@ -16,6 +16,7 @@ import { registerExport, registerImport } from './commands/transfer.ts'
 import { registerUi } from './commands/ui.ts'
 import { registerUsage } from './commands/usage.ts'
 import { AlreadyReported, errorCode, errorLine, exitCodeOf } from './errors.ts'
+import { cliCommand } from './invocation.ts'
 import { colorEnabled, type Io } from './output.ts'
 
 const COMMANDS = [
@@ -86,7 +87,9 @@ function report(error: unknown, io: Io, json: boolean): number {
   if (error instanceof AlreadyReported) return code
   const line = errorLine(error).replace(/^error: /, '')
   const hint =
-    code === 2 && error instanceof CommanderError ? '. Run `engram --help` for the commands and options.' : ''
+    code === 2 && error instanceof CommanderError
+      ? `. Run \`${cliCommand(io)} --help\` for the commands and options.`
+      : ''
   const { red } = pc.createColors(colorEnabled(io.stderr, io.env))
   io.stderr.write(`${red(`engram: ${line}${hint}`)}\n`)
   if (json)

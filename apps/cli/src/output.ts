@@ -17,6 +17,8 @@ export interface Io {
   env: Readonly<Record<string, string | undefined>>
   /** Where relative paths (`--db`, `--config`, files) are resolved and `engram.toml` is looked for. */
   cwd: string
+  /** The launcher script that was run (bin/engram.js), for the commands the CLI prints (see cliCommand). */
+  launcher?: string
 }
 
 /**

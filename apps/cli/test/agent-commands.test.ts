@@ -32,7 +32,10 @@ describe('engram chat with piped input', () => {
     )
     expect(stdout).toMatch(/ {2}[0-9a-f]{8} user · just now {2}remember that the staging/)
     expect(stdout).toMatch(/^main +2 +/m)
-    expect(stdout).toMatch(/^(Compressed \d+ → \d+ tokens|Not compressed \()/m)
+    // Too short to compress: the reason, not just "unchanged".
+    expect(stdout).toMatch(
+      /^Not compressed: all \d+ messages \([\d,]+ tokens\) are in the parts that are always kept whole, the first messages and the most recent turns, so there is nothing in between to summarise yet\./m,
+    )
     expect(stdout).toContain('Unknown command /bogus. Type /help for the list.')
     expect(stdout).toContain('/resume [id]      continue another session (default: the latest)')
     expect(stdout).toMatch(/New session [0-9a-f]{8}\./)
@@ -146,19 +149,33 @@ describe('engram memory', () => {
       { cwd },
     )
     expect(threat.code).toBe(1)
-    expect(threat.stderr).toMatch(/^engram: Operation 1 was refused: its content looks like prompt injection/)
-    const big = await engram(['memory', 'add', 'x'.repeat(1400), '--target', 'user'], { cwd })
+    // One entry: no "Operation 1" to puzzle over.
+    expect(threat.stderr).toMatch(/^engram: The entry was refused: its content looks like prompt injection/)
+    // An entry longer than the whole file may be: no room can be made, so it says so.
+    const huge = await engram(['memory', 'add', 'x'.repeat(1400), '--target', 'user'], { cwd })
+    expect(huge.code).toBe(1)
+    expect(huge.stderr).toBe(
+      'engram: The entry alone is longer than the whole of USER.md may be (its cap is 1,375 characters), so no consolidation can make room for it. Nothing was written. Save the durable facts it holds as a few short entries instead.\n',
+    )
+    expect((await engram(['memory', 'add', 'y'.repeat(1000), '--target', 'user'], { cwd })).code).toBe(0)
+    const big = await engram(['memory', 'add', 'z'.repeat(400), '--target', 'user'], { cwd })
     expect(big.code).toBe(1)
     // The whole refusal: what happened, how to make room, and the entries it is about.
     expect(big.stderr).toMatch(
       /^engram: That would take USER\.md over its cap, so nothing was written\. Make room first/,
     )
-    expect(big.stderr).toContain('USER.md would hold 1,400 characters, over its cap of 1,375')
+    expect(big.stderr).toContain('USER.md would hold 1,403 characters, over its cap of 1,375')
     expect(big.stderr).toContain('Consolidate first')
+    await engram(['memory', 'remove', 'yyy', '--target', 'user'], { cwd })
     expect((await engram(['memory', 'add', 'no target'], { cwd })).code).toBe(2)
     expect((await engram(['memory', 'frobnicate', 'x', '--target', 'user'], { cwd })).stderr).toContain(
-      'Unknown memory action "frobnicate": use show, add, replace or remove.',
+      'Unknown memory action "frobnicate": use show (or list), add, replace or remove.',
     )
+    // `list` lists both files, as show does: no --target needed to look.
+    const listed = await engram(['memory', 'list'], { cwd })
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toContain('MEMORY.md (agent notes) [0% — 0/2,200 chars]')
+    expect(listed.stdout).toContain('USER.md (user profile) [0% — 0/1,375 chars]')
     const shown = await engramJson<{ files: { entries: string[] }[] }>(['memory'], { cwd })
     expect(shown.files.flatMap((f) => f.entries)).toEqual([])
   })

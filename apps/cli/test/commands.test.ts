@@ -131,6 +131,13 @@ describe('engram search', () => {
     const bad = await engram(['search', 'x', '--role', 'robot', '--db', db])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('--role must be one of user, assistant, tool, system')
+    // An empty query is a mistake on the command line, not a search that found nothing.
+    for (const empty of ['', '   ']) {
+      const none = await engram(['search', empty, '--db', db])
+      expect(none.code).toBe(2)
+      expect(none.stdout).toBe('')
+      expect(none.stderr).toContain('search needs words to look for (got an empty query)')
+    }
   })
 })
 

@@ -94,6 +94,13 @@ describe('moving a store between SQLite and PostgreSQL', () => {
     expect(again.stdout).toBe(
       `The database ${maskUrl(db)} is up to date (schema version ${created.schemaVersion.after}).\n`,
     )
+    // doctor words the checks for the engine and the absent config file.
+    const doctor = await engram(['doctor', '--db', db], { cwd: tempDir() })
+    expect(doctor.stdout).toMatch(/^✓ integrity: every table and search index reads to the end: ok$/m)
+    expect(doctor.stdout).not.toContain('PRAGMA')
+    expect(doctor.stdout).toMatch(
+      /^✓ config: no config file \(engram\.toml or engram\.json here, or --config\): the defaults apply$/m,
+    )
   })
 
   it('SQLite → PostgreSQL → SQLite loses nothing, by migrate --from and by export --all / import; re-runs add nothing', async () => {
@@ -241,6 +248,45 @@ describe('migrate and copy errors', () => {
     )
     const sessionsInFile = lines.filter((l) => l.startsWith('{"type":"session"')).length
     expect((await engramJson<Json>(['sessions', '--db', target])).sessions.length).toBe(sessionsInFile - 1)
+  })
+
+  it('refuses a PostgreSQL source whose schema= is not a store, creating nothing in the source', async () => {
+    const pg = newDatabase()
+    await engramJson(['migrate', '--db', `${pg}?schema=app`])
+    const { hostname, port, pathname } = new URL(pg)
+    const schemas = () =>
+      execFileSync(
+        'psql',
+        ['-h', hostname, '-p', port, '-U', 'postgres', '-d', pathname.slice(1), '-Atc'].concat(
+          'SELECT schema_name FROM information_schema.schemata ORDER BY 1',
+        ),
+      )
+        .toString()
+        .split('\n')
+    const before = schemas()
+    const target = join(tempDir(), 'copy.db')
+    for (const [schema, why] of [
+      ['typo', 'does not exist in this database'],
+      ['public', 'holds no Engram store'],
+    ]) {
+      const copy = await engram(['migrate', '--from', `${pg}?schema=${schema}`, '--db', target])
+      expect(copy.code).toBe(1)
+      expect(copy.stderr).toContain(`The store to copy from (--from ${maskUrl(`${pg}?schema=${schema}`)})`)
+      expect(copy.stderr).toContain(`the schema "${schema}" ${why}, and nothing was created`)
+    }
+    // No schema and no table appeared in the source; the target was not even created.
+    expect(schemas()).toEqual(before)
+    expect(
+      execFileSync(
+        'psql',
+        ['-h', hostname, '-p', port, '-U', 'postgres', '-d', pathname.slice(1), '-Atc'].concat(
+          "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'",
+        ),
+      )
+        .toString()
+        .trim(),
+    ).toBe('0')
+    expect(existsSync(target)).toBe(false)
   })
 
   it('refuses to copy a store onto itself, and a source that does not exist, creating nothing', async () => {

@@ -1,8 +1,17 @@
 import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
+import { openHermes } from '../src/transfer/hermes.ts'
 import { hermesSchema } from './fixtures/hermes-schema.ts'
 import { engram, engramJson, type Json, tempDir, withStore } from './helpers.ts'
 
@@ -334,5 +343,114 @@ describe('engram import --from-hermes', () => {
       join(dir, 'z.db'),
     ])
     expect(missing.stderr).toMatch(/Cannot read the Hermes database .*missing\.db \(no such file\)/)
+  })
+})
+
+describe('hostile Hermes files', () => {
+  it('never reads a generated column: a prompt of hex(zeroblob(N)) adds nothing to the store', async () => {
+    const bomb = join(dir, 'bomb.db')
+    const db = new Database(bomb)
+    // The columns Hermes has, by name; each read of prompt or content would compute 100 MB of text.
+    db.exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL, system_prompt_hash TEXT);
+      CREATE TABLE system_prompts (hash TEXT PRIMARY KEY, n INTEGER,
+        prompt TEXT GENERATED ALWAYS AS (hex(zeroblob(n))) VIRTUAL);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT, role TEXT, n INTEGER, timestamp REAL,
+        content TEXT GENERATED ALWAYS AS (hex(zeroblob(n))) VIRTUAL);`)
+    db.prepare('INSERT INTO system_prompts (hash, n) VALUES (?, ?)').run('h', 50_000_000)
+    for (let i = 0; i < 3; i++) {
+      const id = `20260101_00000${i}_bomb`
+      db.prepare(
+        "INSERT INTO sessions (id, source, started_at, system_prompt_hash) VALUES (?, 'cli', ?, 'h')",
+      ).run(id, T0 + i)
+      db.prepare("INSERT INTO messages (session_id, role, n, timestamp) VALUES (?, 'user', 50000000, ?)").run(
+        id,
+        T0 + i,
+      )
+    }
+    db.close()
+    expect(statSync(bomb).size).toBeLessThan(200_000)
+    const target = join(dir, 'from-bomb.db')
+    const result = await engramJson<Record<string, Json>>(['import', '--from-hermes', bomb, '--db', target])
+    expect(result).toMatchObject({ imported: 3 })
+    expect(result.warnings).toEqual(
+      expect.arrayContaining([
+        "system_prompts.prompt is a generated column (computed by the file's own SQL): not read",
+        "messages.content is a generated column (computed by the file's own SQL): not read",
+      ]),
+    )
+    await withStore(target, async (store) => {
+      const session = await store.getSession('20260101_000000_bomb')
+      expect(session?.systemPrompt).toBeNull()
+    })
+    expect(statSync(target).size).toBeLessThan(2_000_000)
+  })
+
+  it('stops at a row past the limit by its id, before reading its text', () => {
+    const big = join(dir, 'big-row.db')
+    buildHermes(big, 21)
+    const db = new Database(big)
+    db.prepare(
+      'UPDATE messages SET content = ? WHERE id = (SELECT max(id) FROM messages WHERE session_id = ?)',
+    ).run('x'.repeat(8000), ROOT)
+    db.prepare('UPDATE sessions SET system_prompt = ? WHERE id = ?').run('p'.repeat(5000), TELEGRAM)
+    db.close()
+    expect(() => openHermes(big, { maxRowBytes: 4000 })).toThrow(
+      new RegExp(
+        `^Session ${TELEGRAM} in .*big-row\\.db holds 0\\.0 MiB, over the 0\\.0 MiB one imported row may bring, so the import stopped before reading it; nothing was imported\\.`,
+      ),
+    )
+    const hermes = openHermes(big, { maxRowBytes: 6000 })
+    try {
+      const root = hermes.sessions.find((s) => s.session.id === ROOT)
+      if (!root) throw new Error('no root session')
+      expect(() => hermes.load(root)).toThrow(
+        /^Message \d+ of session .* holds .* one imported row may bring/,
+      )
+    } finally {
+      hermes.close()
+    }
+  })
+
+  it('reads a -wal left without its -shm, making no file beside the source', async () => {
+    const hermes = join(dir, 'state-crashed-src.db')
+    buildHermes(hermes, 21)
+    const live = new Database(hermes)
+    live.pragma('wal_autocheckpoint = 0')
+    live
+      .prepare("INSERT INTO sessions (id, source, started_at) VALUES ('20260301_120000_crash', 'cli', ?)")
+      .run(T0 + 90_000)
+    live
+      .prepare(
+        "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('20260301_120000_crash', 'user', 'only in the wal', ?)",
+      )
+      .run(T0 + 90_001)
+    // Hermes killed: the file and its -wal stay, the -shm is gone.
+    const crashed = join(dir, 'crashed')
+    mkdirSync(crashed)
+    copyFileSync(hermes, join(crashed, 'state.db'))
+    copyFileSync(`${hermes}-wal`, join(crashed, 'state.db-wal'))
+    live.close()
+    const hash = sha256(join(crashed, 'state.db'))
+    const walHash = sha256(join(crashed, 'state.db-wal'))
+    const db = join(dir, 'from-crashed.db')
+    const result = await engramJson<Record<string, Json>>([
+      'import',
+      '--from-hermes',
+      join(crashed, 'state.db'),
+      '--db',
+      db,
+    ])
+    expect(result).toMatchObject({ imported: 4 })
+    expect(readdirSync(crashed).sort()).toEqual(['state.db', 'state.db-wal'])
+    expect(existsSync(join(crashed, 'state.db-shm'))).toBe(false)
+    expect(sha256(join(crashed, 'state.db'))).toBe(hash)
+    expect(sha256(join(crashed, 'state.db-wal'))).toBe(walHash)
+    const search = await engramJson<{ hits: Record<string, unknown>[] }>([
+      'search',
+      'only in the wal',
+      '--db',
+      db,
+    ])
+    expect(search.hits[0]).toMatchObject({ sessionId: '20260301_120000_crash' })
   })
 })

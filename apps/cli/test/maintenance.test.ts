@@ -36,6 +36,7 @@ describe('engram doctor', () => {
     for (const name of ['config', 'database', 'integrity', 'search index', 'MEMORY.md', 'USER.md', 'model']) {
       expect(stdout).toMatch(new RegExp(`^✓ ${name}: `, 'm'))
     }
+    expect(stdout).toMatch(/^✓ integrity: PRAGMA integrity_check: ok$/m)
     expect(stdout).toContain('"interval_tasks": 10')
     expect(stdout).toContain('"auth_token": "(set, hidden)"')
     expect(stdout).not.toContain('tok-secret-123')
@@ -224,6 +225,11 @@ describe('engram prune, migrate and init', () => {
       db,
     ])
     expect(none).toMatchObject({ count: 0 })
+    // In words: singular and plural right, and an empty preview says so instead of ending on a colon.
+    const noneHuman = await engram(['prune', '--older-than', '60', '--dry-run', '--db', db])
+    expect(noneHuman.stdout).toBe('No session ended more than 60 days ago: nothing would be deleted.\n')
+    const oneHuman = await engram(['prune', '--older-than', '1', '--dry-run', '--db', db])
+    expect(oneHuman.stdout).toMatch(/^Would delete 1 session that ended more than 1 day ago:\nID +ENDED/)
     const pruned = await engramJson<Record<string, unknown>>([
       'prune',
       '--older-than',

@@ -70,7 +70,8 @@ describe('on a terminal', () => {
     const ended = await first.done
     expect(ended.code).toBe(0)
     expect(plain(ended.stdout)).toMatch(
-      /Saved in session [0-9a-f]{8}\. Continue with `engram chat --db \S+ --resume latest`\./,
+      // No engram on PATH here: the launcher's path, which runs from any folder (printed-commands.test.ts).
+      /Saved in session [0-9a-f]{8}\. Continue with `(engram|node \S+) chat --db \S+ --resume latest`\./,
     )
 
     const second = engramPty(['chat', '--db', db, '--resume', 'latest'], { cwd })

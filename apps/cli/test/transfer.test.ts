@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { engram, engramJson, type Json, seedConversation, tempDir, withStore } from './helpers.ts'
@@ -158,5 +158,55 @@ describe('engram export --all', () => {
     const large = await callsFor(2, 160)
     // Linear: 8 times the sessions cost at most ~8 times the calls (a walk up each chain per session would be 64×).
     expect(large / small).toBeLessThan(9)
+  })
+})
+
+describe('imports of files no export writes', () => {
+  it('refuses a 600 MB JSONL line by its number without reading it whole, and a JSON file too large to read', async () => {
+    // Sparse files: the header, a record that never ends, then NUL bytes up to the size (no disk used).
+    const huge = join(dir, 'huge-line.jsonl')
+    const fd = openSync(huge, 'w')
+    writeSync(
+      fd,
+      '{"format":"engram-export","version":1,"exportedAt":1,"end":true}\n{"type":"message","message":"',
+    )
+    closeSync(fd)
+    truncateSync(huge, 600 * 1024 * 1024)
+    const target = join(dir, 'huge-target.db')
+    const result = await engram(['import', huge, '--db', target])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toBe(
+      `engram: ${huge} is not an export Engram can read: line 2 is longer than 128 MiB, the most one record (a session, a message or an episode) may take. It was not read whole; nothing of that session was imported. Check the file is an \`engram export\` file; a message this large cannot be imported.\n`,
+    )
+    const document = join(dir, 'huge.json')
+    writeFileSync(document, '{"format":"engram-export","version":1,"sessions":[')
+    truncateSync(document, 300 * 1024 * 1024)
+    const whole = await engram(['import', document, '--db', target])
+    expect(whole.code).toBe(1)
+    expect(whole.stderr).toContain(
+      'huge.json is over 256 MiB, the most a JSON or Markdown export may be (it is read whole). Export the sessions as JSONL',
+    )
+  })
+
+  it('names a session record without parentSessionId, writing nothing of it', async () => {
+    const whole = await engram(['export', '--all', '--db', source])
+    const lines = whole.stdout.trimEnd().split('\n')
+    const edited = lines.map((line) => {
+      const record = JSON.parse(line)
+      if (record.type === 'session' && record.session.id === ids.child) delete record.session.parentSessionId
+      return JSON.stringify(record)
+    })
+    const file = join(dir, 'no-parent.jsonl')
+    writeFileSync(file, `${edited.join('\n')}\n`)
+    const target = join(dir, 'no-parent.db')
+    const result = await engram(['import', file, '--db', target])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(
+      `The record of session "${ids.child}" has no parentSessionId: it must be the id of the session it continues, or null when it continues none`,
+    )
+    await withStore(target, async (store) => {
+      expect(await store.getSession(ids.child)).toBeNull()
+      expect(await store.getSession(ids.parent)).not.toBeNull()
+    })
   })
 })

@@ -106,14 +106,14 @@ describe('MemoryFiles', () => {
   })
 
   it('refuses a write over the cap and leaves the file as it was', async () => {
-    const config = memoryConfig(dir, { userCharLimit: 20 })
+    const config = memoryConfig(dir, { userCharLimit: 30 })
     const memory = new MemoryFiles(config)
     await memory.apply('user', [{ action: 'add', content: 'likes tea' }])
     const error = await refusal(() =>
       memory.apply('user', [{ action: 'add', content: 'works nights in Berlin' }]),
     )
     expect(error.reason).toBe('over_cap')
-    expect(error.message).toContain('USER.md would hold 34 characters, over its cap of 20')
+    expect(error.message).toContain('USER.md would hold 34 characters, over its cap of 30')
     expect(readFileSync(config.userPath, 'utf8')).toBe('likes tea\n')
   })
 

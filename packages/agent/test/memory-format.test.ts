@@ -114,7 +114,44 @@ describe('applying operations', () => {
       applyOperations(entries, [{ action: 'replace', old_text: 'yarn', content: 'x' }], 2200, 'USER.md'),
     )
     expect(error.reason).toBe('not_found')
-    expect(error.message).toContain('no entry in USER.md contains "yarn"')
+    // One operation: no number to puzzle over; in a batch the message names which one.
+    expect(error.message).toMatch(/^No entry in USER\.md contains "yarn"/)
+    const inBatch = refusal(() =>
+      applyOperations(
+        entries,
+        [
+          { action: 'add', content: 'y' },
+          { action: 'remove', old_text: 'yarn' },
+        ],
+        2200,
+        'USER.md',
+      ),
+    )
+    expect(inBatch.message).toMatch(/^Operation 2: no entry in USER\.md contains "yarn"/)
+  })
+
+  it('refuses an entry longer than the whole file may be: no consolidation can make room for it', () => {
+    for (const [existing, limit] of [
+      [entries, 90],
+      [[], 30],
+    ] as const) {
+      const error = refusal(() =>
+        applyOperations(existing, [{ action: 'add', content: 'x'.repeat(limit + 1) }], limit, 'USER.md'),
+      )
+      expect(error.reason).toBe('entry_too_long')
+      expect(error.message).toBe(
+        `The entry alone is longer than the whole of USER.md may be (its cap is ${limit} characters), so no consolidation can make room for it. Nothing was written. Save the durable facts it holds as a few short entries instead.`,
+      )
+    }
+    const replaced = refusal(() =>
+      applyOperations(
+        entries,
+        [{ action: 'replace', old_text: 'pnpm', content: 'y'.repeat(91) }],
+        90,
+        'MEMORY.md',
+      ),
+    )
+    expect(replaced.reason).toBe('entry_too_long')
   })
 
   it('refuses a batch over the cap with the usage and the entries, and never truncates', () => {
@@ -159,7 +196,7 @@ describe('applying operations', () => {
       refusal(() =>
         applyOperations(entries, [{ action: 'move' } as unknown as MemoryOperation], 2200, 'MEMORY.md'),
       ).message,
-    ).toContain('action must be "add", "replace" or "remove"')
+    ).toContain('Action must be "add", "replace" or "remove"')
   })
 })
 

@@ -194,6 +194,9 @@ describe('runTool', () => {
   })
 })
 
+const NEXT_SESSION =
+  'It is in memory from the next session on; this session keeps using it from the conversation.'
+
 describe('the memory tool driven through its schema', () => {
   const memory = new MemoryFiles(memoryConfig(dir, { memoryCharLimit: 120 }))
   const tool = createMemoryTool(memory)
@@ -208,9 +211,9 @@ describe('the memory tool driven through its schema', () => {
         action: 'add',
         content: 'The deploy script uses curl to fetch the changelog',
       }),
-    ).toBe('MEMORY.md: added 1 entry; now 50/120 chars (42%), 1 entry.')
+    ).toBe(`MEMORY.md: added 1 entry; now 50/120 chars (42%), 1 entry. ${NEXT_SESSION}`)
     expect(await call({ target: 'user', action: 'add', content: '用户喜欢简洁的回答' })).toBe(
-      'USER.md: added 1 entry; now 9/1,375 chars (1%), 1 entry.',
+      `USER.md: added 1 entry; now 9/1,375 chars (1%), 1 entry. ${NEXT_SESSION}`,
     )
     expect(
       await call({
@@ -219,7 +222,7 @@ describe('the memory tool driven through its schema', () => {
         old_text: 'curl',
         content: 'Deploys fetch the changelog with wget',
       }),
-    ).toBe('MEMORY.md: replaced 1 entry; now 37/120 chars (31%), 1 entry.')
+    ).toBe(`MEMORY.md: replaced 1 entry; now 37/120 chars (31%), 1 entry. ${NEXT_SESSION}`)
     expect(
       await call({
         target: 'memory',
@@ -229,7 +232,7 @@ describe('the memory tool driven through its schema', () => {
           { action: 'remove', old_text: 'wget' },
         ],
       }),
-    ).toBe('MEMORY.md: added 2 entries, removed 1 entry; now 37/120 chars (31%), 2 entries.')
+    ).toBe(`MEMORY.md: added 2 entries, removed 1 entry; now 37/120 chars (31%), 2 entries. ${NEXT_SESSION}`)
     expect((await memory.read('memory')).entries).toEqual(['CI runs on Node 20', 'Tests use vitest'])
   })
 
@@ -255,7 +258,7 @@ describe('the memory tool driven through its schema', () => {
       }),
     ).toContain('not both')
     expect(await errorOf({ target: 'memory', action: 'replace', old_text: 'CI' })).toContain(
-      'content must be a string',
+      'Content must be a string',
     )
     expect(await errorOf({ target: 'memory', operations: [{ action: 'rename' }] })).toContain(
       'arguments.operations[0].action must be one of "add", "replace", "remove"',

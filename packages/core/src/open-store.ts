@@ -68,7 +68,7 @@ async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Pro
   try {
     migrations =
       driver.dialect === 'postgres'
-        ? await preparePostgres(driver, settings.migrationsFolder)
+        ? await preparePostgres(driver, settings.migrationsFolder, settings.create)
         : await prepareSqlite(driver, settings)
   } catch (error) {
     await driver.close().catch(() => undefined)

@@ -18,6 +18,12 @@ export interface StoreOptions extends ConnectionOptions {
   retry?: Partial<RetryPolicy>
   /** Where the drizzle migrations live (default: the ones shipped inside @engram/core). */
   migrationsFolder?: string
+  /**
+   * Default true. false opens an existing store only: on PostgreSQL a schema that does not exist or holds
+   * no Engram tables is refused (DATABASE_MISSING) and nothing is created in it; for an SQLite file, use
+   * the url's `mode=rw`.
+   */
+  create?: boolean
 }
 
 /** A case-insensitive choice among upper-case words (PRAGMA values). */
@@ -85,6 +91,7 @@ const settingsSchema = z.object({
     .transform((retry) => ({ ...DEFAULT_RETRY, ...retry }))
     .refine((retry) => retry.maxDelayMs >= retry.minDelayMs, 'maxDelayMs must be at least minDelayMs'),
   migrationsFolder: z.string().optional(),
+  create: z.boolean().default(true),
 })
 
 /** Store settings after validation, with every default filled in. */

@@ -1,13 +1,16 @@
 import { createInterface } from 'node:readline'
 import { type EngramConfig, maskUrl, renderAgentEvent } from '@engram/agent'
+import type { CompressionReport } from '@engram/compressor'
 import type { ToolCall } from '@engram/core'
 import type { Command } from 'commander'
 import { type Context, createContext } from '../context.ts'
 import { AlreadyReported, errorLine, UsageError } from '../errors.ts'
+import { cliCommand } from '../invocation.ts'
 import {
   DATABASE_VARIABLE,
   databaseWords,
   fit,
+  formatInt,
   highlight,
   type Io,
   type Output,
@@ -80,6 +83,15 @@ export class Transcript {
   }
 }
 
+/** Why /compress left the context as it was, in words a user can act on. */
+function notCompressed(report: CompressionReport): string {
+  if (report.status === 'aborted')
+    return `Not compressed: ${report.reason ?? 'the summariser failed'}. The conversation is unchanged; try again once the model answers.`
+  if (report.messagesSummarized === 0)
+    return `Not compressed: all ${report.messagesBefore} messages (${formatInt(report.tokensBefore)} tokens) are in the parts that are always kept whole, the first messages and the most recent turns, so there is nothing in between to summarise yet. Compression also runs by itself when the context nears the window.`
+  return `Not compressed: a summary of the ${report.messagesSummarized} messages in between would not be smaller than they are.`
+}
+
 async function slash(
   line: string,
   runtime: Runtime,
@@ -128,12 +140,12 @@ async function slash(
       return
     case 'compress': {
       const report = await agent.compressNow()
-      if (!report) out.line('Nothing to compress yet.')
+      if (!report) out.line('Nothing to compress yet: this chat has no session until its first message.')
       else {
         out.line(
           report.status === 'compressed'
             ? `Compressed ${report.tokensBefore} → ${report.tokensAfter} tokens; continuing in session ${shortId(agent.sessionId ?? '')}.`
-            : `Not compressed (${report.status}${report.reason ? `: ${report.reason}` : ''}).`,
+            : notCompressed(report),
         )
       }
       return
@@ -270,11 +282,11 @@ async function repl(
 }
 
 /**
- * The command that continues this chat: the same --db, --config and --source as this one. A database url
- * with a secret is referred to as $ENGRAM_DB_URL and shown masked, never printed.
+ * The command that continues this chat, run as `cli`: the same --db, --config and --source as this one. A
+ * database url with a secret is referred to as $ENGRAM_DB_URL and shown masked, never printed.
  */
-function continueCommand(options: ChatOptions & { db?: string; config?: string }): string {
-  const parts = ['engram chat']
+function continueCommand(cli: string, options: ChatOptions & { db?: string; config?: string }): string {
+  const parts = [`${cli} chat`]
   if (options.db) parts.push(databaseWords(options.db))
   if (options.config) parts.push(`--config ${shellWord(options.config)}`)
   if (options.source !== 'cli') parts.push(`--source ${shellWord(options.source)}`)
@@ -329,7 +341,9 @@ export function registerChat(program: Command, io: Io): void {
         if (id) {
           // The session ends with the chat, so that `engram prune` can remove it once it is old.
           await runtime.store.endSession(id, ended.reason)
-          out.note(`Saved in session ${shortId(id)}. Continue with ${continueCommand(ctx.options)}.`)
+          out.note(
+            `Saved in session ${shortId(id)}. Continue with ${continueCommand(cliCommand(io), ctx.options)}.`,
+          )
         }
       } finally {
         await runtime.close()

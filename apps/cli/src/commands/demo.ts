@@ -5,6 +5,7 @@ import { Writable } from 'node:stream'
 import { type ContextReport, type EngramConfig, loadConfig } from '@engram/agent'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
+import { cliCommand } from '../invocation.ts'
 import { createOutput, fit, highlight, type Io, type Output, shellWord, shortId } from '../output.ts'
 import { openRuntime, type Runtime } from '../runtime.ts'
 import { Transcript } from './chat.ts'
@@ -173,8 +174,10 @@ export function registerDemo(program: Command, io: Io): void {
       out.line()
       // The demo's memory files sit beside its database, where `--db` puts them for chat too.
       const db = shellWord(database)
+      // In the form that runs where the user is (`pnpm engram` in the clone, `engram` once installed).
+      const cli = cliCommand(io)
       out.line(
-        `Explore it: engram sessions --db ${db}   ·   engram chat --db ${db} --source demo --resume latest`,
+        `Explore it: ${cli} sessions --db ${db}   ·   ${cli} chat --db ${db} --source demo --resume latest`,
       )
     })
 }

@@ -11,6 +11,9 @@ interface PruneOptions {
   vacuum?: boolean
 }
 
+const sessions = (n: number) => `${n} ${n === 1 ? 'session' : 'sessions'}`
+const ago = (days: number) => `more than ${days} ${days === 1 ? 'day' : 'days'} ago`
+
 /** `engram prune --older-than <days> [--dry-run] [--source s] [--vacuum]`: ended sessions only. */
 export function registerPrune(program: Command, io: Io): void {
   program
@@ -31,19 +34,23 @@ export function registerPrune(program: Command, io: Io): void {
           { create: false },
         )
         if (out.json) return out.printJson({ dryRun: true, olderThanDays: days, ...preview })
-        out.line(`Would delete ${preview.count} session(s) that ended more than ${days} days ago:`)
-        if (preview.count > 0) {
-          const short = shortIds(preview.sessions.map((s) => s.id))
-          out.table(
-            ['ID', 'ENDED', 'SOURCE', 'MSGS'],
-            preview.sessions.map((s) => [
-              short(s.id),
-              relativeTime(s.endedAt as number),
-              s.source,
-              String(s.messageCount),
-            ]),
+        if (preview.count === 0) {
+          out.line(
+            `No session${source ? ` from ${source}` : ''} ended ${ago(days)}: nothing would be deleted.`,
           )
+          return
         }
+        out.line(`Would delete ${sessions(preview.count)} that ended ${ago(days)}:`)
+        const short = shortIds(preview.sessions.map((s) => s.id))
+        out.table(
+          ['ID', 'ENDED', 'SOURCE', 'MSGS'],
+          preview.sessions.map((s) => [
+            short(s.id),
+            relativeTime(s.endedAt as number),
+            s.source,
+            String(s.messageCount),
+          ]),
+        )
         return
       }
       const pruned = await ctx.withStore((store) =>
@@ -55,9 +62,7 @@ export function registerPrune(program: Command, io: Io): void {
       )
       if (out.json)
         return out.printJson({ dryRun: false, olderThanDays: days, count: pruned, vacuumed: Boolean(vacuum) })
-      out.line(
-        `Deleted ${pruned} session(s) that ended more than ${days} days ago${vacuum ? ', and vacuumed' : ''}.`,
-      )
+      out.line(`Deleted ${sessions(pruned)} that ended ${ago(days)}${vacuum ? ', and vacuumed' : ''}.`)
     })
 }
 

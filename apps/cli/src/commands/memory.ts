@@ -44,7 +44,7 @@ function operationOf(action: string, args: string[]): MemoryOperation {
   throw new UsageError(
     known
       ? `Usage: engram memory ${known} --target memory|user.`
-      : `Unknown memory action ${JSON.stringify(action)}: use show, add, replace or remove.`,
+      : `Unknown memory action ${JSON.stringify(action)}: use show (or list), add, replace or remove.`,
   )
 }
 
@@ -76,7 +76,7 @@ export function registerMemory(program: Command, io: Io): void {
   program
     .command('memory')
     .description('show or edit MEMORY.md and USER.md (the same checks as the agent: cap, threat scan, lock)')
-    .argument('[action]', 'show, add, replace or remove', 'show')
+    .argument('[action]', 'show (or list), add, replace or remove', 'show')
     .argument('[text...]', 'the entry (add), the old part and the new entry (replace), the old part (remove)')
     .option('--target <target>', 'memory (MEMORY.md) or user (USER.md)')
     .action(async (action: string, text: string[], _options, command: Command) => {
@@ -84,7 +84,8 @@ export function registerMemory(program: Command, io: Io): void {
       const config = ctx.config().memoryFiles
       const files = new MemoryFiles(config)
       const { out } = ctx
-      if (action === 'show') {
+      // `list` is what people type for show; either lists both files unless --target names one.
+      if (action === 'show' || action === 'list') {
         const shown = []
         for (const target of targetOf(ctx.options.target, false)) {
           const read = await files.read(target).catch((error) => {
@@ -96,8 +97,8 @@ export function registerMemory(program: Command, io: Io): void {
         printMemoryFiles(out, shown)
         return
       }
-      const [target] = targetOf(ctx.options.target, true) as [MemoryTarget]
       const operation = operationOf(action, text)
+      const [target] = targetOf(ctx.options.target, true) as [MemoryTarget]
       const result = await files.apply(target, [operation]).catch((error) => {
         throw refusalForPeople(error, target, memoryPath(config, target), operation)
       })

@@ -32,7 +32,8 @@ async function openSource(from: string, cwd: string): Promise<Store> {
   requireDatabase(from, cwd, '--from')
   const path = localDatabasePath(from)
   try {
-    return await openStore({ url: path === null ? from : resolve(cwd, path) })
+    // The source is read, never made: a PostgreSQL schema that is not there is refused, not created.
+    return await openStore({ url: path === null ? from : resolve(cwd, path), create: false })
   } catch (error) {
     if (!(error instanceof EngramError)) throw error
     throw new EngramError(error.code, `The store to copy from (--from ${maskUrl(from)}): ${error.message}`, {

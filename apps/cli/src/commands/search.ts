@@ -27,6 +27,10 @@ export function registerSearch(program: Command, io: Io): void {
       if (role !== undefined && !ROLES.includes(role)) {
         throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got ${JSON.stringify(role)}).`)
       }
+      if (query.trim() === '')
+        throw new UsageError(
+          'search needs words to look for (got an empty query): engram search "deploy window" (any language).',
+        )
       const count = wholeOption(limit, '--limit', 10, { max: MAX_PAGE_LIMIT })
       const hits = await ctx.withStore(
         (store) => store.search(query, { limit: count, source, role: role as Role | undefined }),

@@ -31,11 +31,20 @@ function fileError(path: string, cause: unknown): never {
   )
 }
 
+/** The largest JSON or Markdown export read (whole, as one text); JSONL is read a line at a time. */
+const MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+
 /** The text of a file to import, or an error naming why it cannot be read and what to give instead. */
 function readImportFile(path: string): string {
   try {
+    if (statSync(path).size > MAX_DOCUMENT_BYTES)
+      throw new EngramError(
+        'INVALID_ARGUMENT',
+        `${path} is over ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB, the most a JSON or Markdown export may be (it is read whole). Export the sessions as JSONL, which is read a line at a time whatever its size: \`engram export --all -o sessions.jsonl\`.`,
+      )
     return readFileSync(path, 'utf8')
   } catch (cause) {
+    if (cause instanceof EngramError) throw cause
     fileError(path, cause)
   }
 }
@@ -246,7 +255,7 @@ async function importHermes(
   const bar = barOfSessions(progress)
   try {
     const result = await withStore(async (store) => {
-      const sum: RestoreResult = { imported: 0, skipped: 0, messages: 0, warnings: [] }
+      const sum: RestoreResult = { imported: 0, skipped: 0, messages: 0, warnings: [...hermes.warnings] }
       for (const exported of parentsFirst(hermes.sessions)) {
         if (await store.getSession(exported.session.id)) {
           sum.skipped++

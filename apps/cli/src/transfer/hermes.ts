@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { EngramError, type Role, type Session, type StoredMessage, type UsageGroup } from '@engram/core'
 import Database from 'better-sqlite3'
 import type { ExportedSession } from './document.ts'
@@ -9,6 +11,8 @@ type Row = Record<string, unknown>
 export interface HermesSource {
   /** `schema_version.version`, or null for the oldest files, which have no such table. */
   schemaVersion: number | null
+  /** What was found and left out for the whole file (generated columns). */
+  warnings: string[]
   /** Sessions without their messages, parents before children. */
   sessions: ExportedSession[]
   /** Reads one session's messages and usage (on demand: a state.db can be large). */
@@ -27,9 +31,43 @@ const toMs = (value: unknown): number | null => {
 const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
 const str = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null)
 
+/**
+ * The stored columns of `table`: a generated column (`hidden` 2 virtual, 3 stored) is computed by the
+ * file's own SQL on every read, so a 24 KB file could hand out gigabytes (`hex(zeroblob(N))`); it is
+ * never read, as if it were not there.
+ */
 function columns(db: Database.Database, table: string): Set<string> {
-  return new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name))
+  const all = db.prepare(`PRAGMA table_xinfo(${table})`).all() as { name: string; hidden: number }[]
+  return new Set(all.filter((c) => c.hidden === 0).map((c) => c.name))
 }
+
+/** The generated columns of `table` among `wanted`: reported, never read. */
+function generatedColumns(db: Database.Database, table: string, wanted: readonly string[]): string[] {
+  const all = db.prepare(`PRAGMA table_xinfo(${table})`).all() as { name: string; hidden: number }[]
+  return all.filter((c) => c.hidden !== 0 && wanted.includes(c.name)).map((c) => `${table}.${c.name}`)
+}
+
+/**
+ * The most one Hermes row may bring (a session with its system prompt, or one message with its tool
+ * calls): a row past it stops the import with its id before its text is read.
+ */
+const MAX_HERMES_ROW_BYTES = 64 * 1024 * 1024
+
+/** A row past the limit: which one, how large, and what to do. */
+function rowTooLarge(path: string, what: string, bytes: number, max: number, before: string): EngramError {
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`
+  return new EngramError(
+    'INVALID_ARGUMENT',
+    `${what} in ${path} holds ${mib(bytes)}, over the ${mib(max)} one imported row may bring, so the import stopped before reading it; ${before}. Remove or shorten that row in a copy of the file (sqlite3), then import the copy.`,
+  )
+}
+
+/** `sum of octet_length(col)` over the columns present: SQLite reads the sizes without loading the text. */
+const bytesOf = (alias: string, have: Set<string>, names: readonly string[]) =>
+  names
+    .filter((name) => have.has(name))
+    .map((name) => `coalesce(octet_length(${alias}.${name}), 0)`)
+    .join(' + ') || '0'
 
 /** `column` when the table has it, else NULL under that name: files of every schema version read alike. */
 const pick = (have: Set<string>, alias: string) => (column: string) =>
@@ -38,17 +76,43 @@ const pick = (have: Set<string>, alias: string) => (column: string) =>
 const SQLITE_HEADER = 'SQLite format 3\0'
 
 /**
- * Opens the Hermes file without writing anything beside it. SQLite creates `-wal` and `-shm` files even for
- * a read-only connection to a WAL database, so when Hermes has left no `-wal` (it is not running) the file
- * is read into memory and opened from there, its header set to rollback mode as a copy may be (an
- * in-memory database cannot be in WAL mode). When a `-wal` is there, Hermes is writing: the file is opened
- * read-only in place, with SQLite's locking, so the pages still in the WAL are read too.
+ * Copies `state.db` and its `-wal` into `dir`, again while the source changed during the copy (Hermes
+ * checkpointing): a consistent pair, read there, where SQLite may make its `-shm`.
  */
-function openReadOnly(path: string): Database.Database {
+function copyWithWal(path: string, dir: string): string {
+  const copy = join(dir, 'state.db')
+  const stamp = () =>
+    [path, `${path}-wal`].map((file) => {
+      const { size, mtimeMs } = statSync(file)
+      return `${size}:${mtimeMs}`
+    })
+  for (let attempt = 1; ; attempt++) {
+    const before = stamp().join()
+    copyFileSync(path, copy)
+    copyFileSync(`${path}-wal`, `${copy}-wal`)
+    if (stamp().join() === before || attempt >= 5) return copy
+  }
+}
+
+/**
+ * Opens the Hermes file without writing anything beside it: SQLite makes `-wal` and `-shm` files even for
+ * a read-only connection to a WAL database. When Hermes has left no `-wal`, the file is read into memory
+ * and opened from there, its header set to rollback mode as a copy may be (an in-memory database cannot be
+ * in WAL mode). When a `-wal` is there (Hermes running, or stopped before it checkpointed), the file and
+ * its `-wal` are copied into a temporary folder and read there, so the pages still in the WAL are read
+ * too; the folder goes when the import closes.
+ */
+function openReadOnly(path: string): { db: Database.Database; dispose: () => void } {
+  let dir: string | undefined
+  const dispose = () => {
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  }
   try {
     let db: Database.Database
-    if (existsSync(`${path}-wal`)) db = new Database(path, { readonly: true, fileMustExist: true })
-    else {
+    if (existsSync(`${path}-wal`)) {
+      dir = mkdtempSync(join(tmpdir(), 'engram-hermes-'))
+      db = new Database(copyWithWal(path, dir), { readonly: true, fileMustExist: true })
+    } else {
       const bytes = readFileSync(path)
       if (bytes.subarray(0, 16).toString('latin1') === SQLITE_HEADER && bytes[18] === 2 && bytes[19] === 2) {
         bytes[18] = 1
@@ -57,8 +121,9 @@ function openReadOnly(path: string): Database.Database {
       db = new Database(bytes, { readonly: true })
     }
     db.prepare('SELECT count(*) FROM sqlite_master').get()
-    return db
+    return { db, dispose }
   } catch (cause) {
+    dispose()
     const code = (cause as { code?: string }).code
     const reason =
       code === 'ENOENT'
@@ -164,13 +229,49 @@ function usageOf(session: Session, row: Row, perModel: Row[]): UsageGroup[] {
   ]
 }
 
+const SESSION_COLUMNS = [
+  'id',
+  'source',
+  'user_id',
+  'model',
+  'title',
+  'parent_session_id',
+  'started_at',
+  'ended_at',
+  'end_reason',
+  'message_count',
+  'tool_call_count',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'estimated_cost_usd',
+  'actual_cost_usd',
+  'api_call_count',
+]
+const MESSAGE_COLUMNS = [
+  'id',
+  'role',
+  'content',
+  'tool_call_id',
+  'tool_calls',
+  'tool_name',
+  'timestamp',
+  'token_count',
+]
+
 /**
- * Opens a Hermes Agent `state.db` read-only (the file is never written) and maps its sessions to Engram's
- * shape. Columns are read by name when present, so files from the oldest schema up to the current one
- * (schema_version 21 and later) import alike.
+ * Opens a Hermes Agent `state.db` read-only (the file is never written, nothing is made beside it) and maps
+ * its sessions to Engram's shape. Stored columns are read by name when present, so files from the oldest
+ * schema up to the current one (schema_version 21 and later) import alike; generated columns are never
+ * read, and a row past `maxRowBytes` stops the import by its id before its text is read.
  */
-export function openHermes(path: string): HermesSource {
-  const db = openReadOnly(path)
+export function openHermes(path: string, { maxRowBytes = MAX_HERMES_ROW_BYTES } = {}): HermesSource {
+  const { db, dispose } = openReadOnly(path)
+  const close = () => {
+    db.close()
+    dispose()
+  }
   try {
     const tables = new Set(
       (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
@@ -186,56 +287,77 @@ export function openHermes(path: string): HermesSource {
     const version = tables.has('schema_version')
       ? ((db.prepare('SELECT max(version) AS v FROM schema_version').get() as { v: number | null }).v ?? null)
       : null
-    const s = pick(columns(db, 'sessions'), 's')
-    const prompt =
-      tables.has('system_prompts') && columns(db, 'sessions').has('system_prompt_hash')
-        ? `coalesce(s.system_prompt, (SELECT p.prompt FROM system_prompts p WHERE p.hash = s.system_prompt_hash)) AS prompt`
-        : `${s('system_prompt').replace(/ AS system_prompt$/, '')} AS prompt`
-    const sessionColumns = [
-      'id',
-      'source',
-      'user_id',
-      'model',
-      'title',
-      'parent_session_id',
-      'started_at',
-      'ended_at',
-      'end_reason',
-      'message_count',
-      'tool_call_count',
-      'input_tokens',
-      'output_tokens',
-      'cache_read_tokens',
-      'cache_write_tokens',
-      'estimated_cost_usd',
-      'actual_cost_usd',
-      'api_call_count',
-    ].map(s)
+    const sessionHave = columns(db, 'sessions')
+    const s = pick(sessionHave, 's')
+    const promptHave = tables.has('system_prompts') ? columns(db, 'system_prompts') : new Set<string>()
+    const sharedPrompts =
+      promptHave.has('prompt') && promptHave.has('hash') && sessionHave.has('system_prompt_hash')
+    const sharedPrompt = (column: string) =>
+      `(SELECT ${column} FROM system_prompts p WHERE p.hash = s.system_prompt_hash)`
+    const ownPrompt = sessionHave.has('system_prompt') ? 's.system_prompt' : 'NULL'
+    const prompt = sharedPrompts ? `coalesce(${ownPrompt}, ${sharedPrompt('p.prompt')})` : ownPrompt
+    const warnings = [
+      ...generatedColumns(db, 'sessions', [...SESSION_COLUMNS, 'system_prompt', 'system_prompt_hash']),
+      ...(tables.has('system_prompts') ? generatedColumns(db, 'system_prompts', ['hash', 'prompt']) : []),
+      ...generatedColumns(db, 'messages', [...MESSAGE_COLUMNS, ...UNKEPT_MESSAGE_FIELDS]),
+    ].map((column) => `${column} is a generated column (computed by the file's own SQL): not read`)
+
+    // Sizes first (octet_length reads them without the text): a row past the limit is named, not read.
+    const sessionBytes = `${bytesOf('s', sessionHave, [...SESSION_COLUMNS, 'system_prompt'])} + ${
+      sharedPrompts ? `coalesce(${sharedPrompt('octet_length(p.prompt)')}, 0)` : '0'
+    }`
+    const bigSession = db
+      .prepare(
+        `SELECT s.id AS id, ${sessionBytes} AS bytes FROM sessions s WHERE ${sessionBytes} > ? LIMIT 1`,
+      )
+      .get(maxRowBytes) as { id: unknown; bytes: number } | undefined
+    if (bigSession)
+      throw rowTooLarge(
+        path,
+        `Session ${String(bigSession.id)}`,
+        bigSession.bytes,
+        maxRowBytes,
+        'nothing was imported',
+      )
     const rows = db
       .prepare(
-        `SELECT ${[...sessionColumns, prompt].join(', ')} FROM sessions s ORDER BY s.started_at, s.rowid`,
+        `SELECT ${[...SESSION_COLUMNS.map(s), `${prompt} AS prompt`].join(', ')} FROM sessions s ORDER BY s.started_at, s.rowid`,
       )
       .all() as Row[]
-    const messageColumns = columns(db, 'messages')
-    const m = pick(messageColumns, 'm')
-    const unkept = UNKEPT_MESSAGE_FIELDS.filter((field) => messageColumns.has(field))
-    const messageSql = `SELECT ${['id', 'role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'timestamp', 'token_count', ...unkept].map(m).join(', ')}
-      FROM messages m WHERE m.session_id = ? ORDER BY m.id`
-    const readMessages = db.prepare(messageSql)
-    // The columns that exist: `task` is there from schema 22 on.
+    const messageHave = columns(db, 'messages')
+    const m = pick(messageHave, 'm')
+    const unkept = UNKEPT_MESSAGE_FIELDS.filter((field) => messageHave.has(field))
+    const messageBytes = bytesOf('m', messageHave, [...MESSAGE_COLUMNS, ...unkept])
+    const bigMessage = db.prepare(
+      `SELECT m.id AS id, ${messageBytes} AS bytes FROM messages m WHERE m.session_id = ? AND ${messageBytes} > ? LIMIT 1`,
+    )
+    const readMessages = db.prepare(
+      `SELECT ${[...MESSAGE_COLUMNS, ...unkept].map(m).join(', ')} FROM messages m WHERE m.session_id = ? ORDER BY m.id`,
+    )
+    // The stored columns that exist: `task` is there from schema 22 on.
     const usageColumns = tables.has('session_model_usage') ? columns(db, 'session_model_usage') : null
     const readUsage = usageColumns
       ? db.prepare(
-          `SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY ${['model', 'task'].filter((c) => usageColumns.has(c)).join(', ')}`,
+          `SELECT ${[...usageColumns].map((c) => `"${c.replace(/"/g, '""')}"`).join(', ')} FROM session_model_usage WHERE session_id = ? ORDER BY ${['model', 'task'].filter((c) => usageColumns.has(c)).join(', ') || 'rowid'}`,
         )
       : null
     const byId = new Map(rows.map((row) => [String(row.id), row]))
     return {
       schemaVersion: version,
+      warnings,
       sessions: rows.map((row) => ({ session: toSession(row), messages: [], episodes: [], usage: [] })),
       load(exported) {
         const skipped: string[] = []
         const id = exported.session.id
+        const big = bigMessage.get(id, maxRowBytes) as { id: unknown; bytes: number } | undefined
+        if (big)
+          throw rowTooLarge(
+            path,
+            `Message ${String(big.id)} of session ${id}`,
+            big.bytes,
+            maxRowBytes,
+            'the sessions before it are imported whole',
+          )
         const rows = readMessages.all(id) as Row[]
         const messages = rows
           .map((row) => toMessage(row, id, skipped))
@@ -250,10 +372,10 @@ export function openHermes(path: string): HermesSource {
         const usage = usageOf(exported.session, byId.get(id) ?? {}, (readUsage?.all(id) as Row[]) ?? [])
         return { messages, usage, skipped }
       },
-      close: () => db.close(),
+      close,
     }
   } catch (error) {
-    db.close()
+    close()
     throw error
   }
 }

@@ -68,6 +68,20 @@ function importInput(
   }
 }
 
+/**
+ * The session's parent as the record gives it: an id, or null for a session that continues none. A
+ * record without the field (written by hand or by another tool) is refused by name: the parent decides
+ * where the session sits in its chain, so it is never guessed.
+ */
+function parentOf(session: ExportedSession['session']): string | null {
+  const parent = (session as { parentSessionId?: unknown }).parentSessionId
+  if (parent === null || typeof parent === 'string') return parent
+  throw new EngramError(
+    'INVALID_ARGUMENT',
+    `The record of session ${JSON.stringify(String(session?.id))} has ${parent === undefined ? 'no parentSessionId' : `parentSessionId ${JSON.stringify(parent)}`}: it must be the id of the session it continues, or null when it continues none (as \`engram export\` writes it). Nothing of that session was written; the sessions before it are written whole.`,
+  )
+}
+
 /** An import stopped by one session: which one, and that the sessions before it are in whole. */
 function stoppedAt(id: string, result: RestoreResult, error: unknown): unknown {
   if (!(error instanceof EngramError)) return error
@@ -93,7 +107,7 @@ export async function restoreSessions(
   const result: RestoreResult = { imported: 0, skipped: 0, messages: 0, warnings: [] }
   for await (const exported of sessions) {
     const { session, messages } = exported
-    const parent = session.parentSessionId
+    const parent = parentOf(session)
     const parentKnown = parent !== null && (await store.getSession(parent)) !== null
     if (parent !== null && !parentKnown) {
       result.warnings.push(

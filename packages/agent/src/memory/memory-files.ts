@@ -165,13 +165,13 @@ export class MemoryFiles {
       const content = (operation as { content?: unknown })?.content
       if (typeof content !== 'string') continue
       if (countChars(content, { max: limit }) > limit) oversized.push([index, content])
-      else refuseThreat(index, content)
+      else refuseThreat(index, operations.length, content)
     }
     return this.locked(target, async (stillHeld) => {
       const state = await this.load(target)
       if (!state.ok) throw this.unparseable(target, state.reason, await this.backup(path, state.bytes))
       const batch = applyOperations(state.entries, operations, limit, file)
-      for (const [index, content] of oversized) refuseThreat(index, content)
+      for (const [index, content] of oversized) refuseThreat(index, operations.length, content)
       const changed = joinEntries(batch.entries) !== joinEntries(state.entries)
       if (changed) await writeFileAtomic(path, serializeEntries(batch.entries), stillHeld)
       const entries = batch.entries.length
@@ -255,12 +255,12 @@ export class MemoryFiles {
   }
 }
 
-function refuseThreat(index: number, content: string): void {
+function refuseThreat(index: number, count: number, content: string): void {
   const scan = scanForThreats(content)
   if (scan.ok) return
   throw new MemoryRefusal(
     'threat',
-    `Operation ${index + 1} was refused: its content looks like ${scan.reason}. Memory entries reach future system prompts, so store facts in plain words without instructions, commands that move secrets, credentials or hidden characters.`,
+    `${count > 1 ? `Operation ${index + 1}` : 'The entry'} was refused: its content looks like ${scan.reason}. Memory entries reach future system prompts, so store facts in plain words without instructions, commands that move secrets, credentials or hidden characters.`,
   )
 }
 

@@ -14,6 +14,7 @@ export type MemoryRefusalReason =
   | 'not_found'
   | 'ambiguous'
   | 'over_cap'
+  | 'entry_too_long'
   | 'threat'
   | 'unparseable'
   | 'locked'
@@ -36,6 +37,14 @@ export interface AppliedBatch {
   changes: Record<'added' | 'replaced' | 'removed' | 'unchanged', number>
 }
 
+/**
+ * A refusal's text about operation `index` of a batch of `count`: "Operation 2: …" in a batch, the text
+ * alone (capitalised) when there is one operation, where a number would only puzzle the reader.
+ */
+function aboutOperation(index: number, count: number, text: string): string {
+  return count > 1 ? `Operation ${index + 1}: ${text}` : `${text.charAt(0).toUpperCase()}${text.slice(1)}`
+}
+
 const preview = (entry: string, max = 80) => {
   const flat = entry.slice(0, max * 4).replace(/\s+/g, ' ')
   return JSON.stringify(flat.length > max ? `${flat.slice(0, max)}…` : flat)
@@ -44,11 +53,11 @@ const preview = (entry: string, max = 80) => {
 // A UTF-16 surrogate without its pair: not a character, and UTF-8 would store it as U+FFFD.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
-function normalizedContent(content: unknown, index: number): string {
+function normalizedContent(content: unknown, index: number, count: number): string {
   if (typeof content !== 'string') {
     throw new MemoryRefusal(
       'invalid',
-      `Operation ${index + 1}: content must be a string with the entry's text.`,
+      aboutOperation(index, count, "content must be a string with the entry's text."),
     )
   }
   const lone = LONE_SURROGATE.exec(content)
@@ -56,24 +65,33 @@ function normalizedContent(content: unknown, index: number): string {
     const code = (lone[0].charCodeAt(0) as number).toString(16).toUpperCase()
     throw new MemoryRefusal(
       'invalid',
-      `Operation ${index + 1}: the content holds a lone UTF-16 surrogate (U+${code}) at position ${lone.index}, which is not a character and cannot be stored as UTF-8. Send the text with the character it was part of, or without it.`,
+      aboutOperation(
+        index,
+        count,
+        `the content holds a lone UTF-16 surrogate (U+${code}) at position ${lone.index}, which is not a character and cannot be stored as UTF-8. Send the text with the character it was part of, or without it.`,
+      ),
     )
   }
   const problem = entryProblem(content)
   if (problem)
     throw new MemoryRefusal(
       'invalid',
-      `Operation ${index + 1}: the content cannot be stored because ${problem}.`,
+      aboutOperation(index, count, `the content cannot be stored because ${problem}.`),
     )
   const parsed = parseText(content)
   return parsed.ok ? (parsed.entries[0] as string) : content
 }
 
-function findUnique(entries: readonly string[], oldText: unknown, index: number, file: string): number {
+function findUnique(
+  entries: readonly string[],
+  oldText: unknown,
+  [index, count]: [number, number],
+  file: string,
+): number {
   if (typeof oldText !== 'string' || oldText.trim() === '') {
     throw new MemoryRefusal(
       'invalid',
-      `Operation ${index + 1}: old_text must be a non-empty part of the entry to change.`,
+      aboutOperation(index, count, 'old_text must be a non-empty part of the entry to change.'),
     )
   }
   const needle = oldText.trim()
@@ -82,13 +100,21 @@ function findUnique(entries: readonly string[], oldText: unknown, index: number,
   if (matches.length === 0) {
     throw new MemoryRefusal(
       'not_found',
-      `Operation ${index + 1}: no entry in ${file} contains ${preview(needle)}. Read the current entries and quote part of one exactly.`,
+      aboutOperation(
+        index,
+        count,
+        `no entry in ${file} contains ${preview(needle)}. Read the current entries and quote part of one exactly.`,
+      ),
     )
   }
   const listed = matches.map((i) => `  - ${preview(entries[i] as string)}`).join('\n')
   throw new MemoryRefusal(
     'ambiguous',
-    `Operation ${index + 1}: ${preview(needle)} matches ${matches.length} entries in ${file}; quote a longer part of the one you mean:\n${listed}`,
+    aboutOperation(
+      index,
+      count,
+      `${preview(needle)} matches ${matches.length} entries in ${file}; quote a longer part of the one you mean:\n${listed}`,
+    ),
   )
 }
 
@@ -109,19 +135,27 @@ export function applyOperations(
   }
   const next = [...entries]
   const changes = { added: 0, replaced: 0, removed: 0, unchanged: 0 }
+  const count = operations.length
+  /** Which operation wrote each new entry: named when one alone is longer than the whole file may be. */
+  const writtenBy = new Map<string, number>()
+  const contentOf = (content: unknown, index: number) => {
+    const entry = normalizedContent(content, index, count)
+    writtenBy.set(entry, index)
+    return entry
+  }
   for (const [index, operation] of operations.entries()) {
     const action = (operation as { action?: unknown })?.action
     if (action === 'add') {
-      const content = normalizedContent(operation.content, index)
+      const content = contentOf(operation.content, index)
       if (next.includes(content)) changes.unchanged++
       else {
         next.push(content)
         changes.added++
       }
     } else if (action === 'replace' || action === 'remove') {
-      const at = findUnique(next, operation.old_text, index, file)
+      const at = findUnique(next, operation.old_text, [index, count], file)
       if (operation.action === 'replace') {
-        const content = normalizedContent(operation.content, index)
+        const content = contentOf(operation.content, index)
         if (next.some((entry, i) => entry === content && i !== at)) next.splice(at, 1)
         else next[at] = content
         changes.replaced++
@@ -132,13 +166,29 @@ export function applyOperations(
     } else {
       throw new MemoryRefusal(
         'invalid',
-        `Operation ${index + 1}: action must be "add", "replace" or "remove" (got ${JSON.stringify(action)}).`,
+        aboutOperation(
+          index,
+          count,
+          `action must be "add", "replace" or "remove" (got ${JSON.stringify(action)}).`,
+        ),
       )
     }
   }
   const before = countChars(joinEntries(entries))
   const chars = countChars(joinEntries(next))
   if (chars > limit && chars > before) {
+    // No consolidation can make room for an entry that alone is over the cap: say that instead.
+    const tooLong = next.find((entry) => writtenBy.has(entry) && countChars(entry, { max: limit }) > limit)
+    if (tooLong !== undefined) {
+      throw new MemoryRefusal(
+        'entry_too_long',
+        aboutOperation(
+          writtenBy.get(tooLong) as number,
+          count,
+          `the entry alone is longer than the whole of ${file} may be (its cap is ${formatCount(limit)} characters), so no consolidation can make room for it. Nothing was written. Save the durable facts it holds as a few short entries instead.`,
+        ),
+      )
+    }
     throw new MemoryRefusal('over_cap', overCapMessage(file, entries, before, chars, limit))
   }
   return { entries: next, chars, changes }

@@ -47,6 +47,23 @@ function summaryLines(messages: readonly ChatMessage[]): string[] {
     .map((line) => line.slice(2))
 }
 
+/**
+ * What the user stated earlier in this conversation (the last message, the question, left out), newest
+ * first, "remember" stripped: the memory snapshot in the system prompt is frozen at the session's start,
+ * so a fact said or saved in this session is known from here.
+ */
+function statedInConversation(messages: readonly ChatMessage[]): string[] {
+  return messages
+    .slice(0, -1)
+    .filter((m) => m.role === 'user' && !isSummaryMessage(m))
+    .map((m) => textOf(m).trim())
+    .filter(
+      (text) => text && !text.startsWith(NUDGE_MARKER) && !QUESTION.test(text) && !PAST_QUESTION.test(text),
+    )
+    .map((text) => factOf(text) ?? text)
+    .reverse()
+}
+
 function factOf(text: string): string | null {
   const match = REMEMBER.exec(text) ?? REMEMBER_ZH.exec(text)
   return match ? (match[1] as string).trim().replace(/[.。!！]+$/, '') : null
@@ -153,7 +170,11 @@ function userTurn(request: ChatRequest, text: string): ChatResult['message'] {
     return { role: 'assistant', content: null, tool_calls: [call(request, 0, 'session_search', { query })] }
   }
   if (QUESTION.test(text)) {
+    const said = bestMatch(terms, statedInConversation(request.messages))
     const found = bestMatch(terms, memoryEntries(request.system))
+    // What was said in this session is newer than the snapshot: it wins a tie.
+    if (said && overlap(terms, said) >= (found ? overlap(terms, found) : 0))
+      return { role: 'assistant', content: `From our conversation: ${said}` }
     if (found && overlap(terms, found) > 0) return { role: 'assistant', content: `From memory: ${found}` }
     const summarised = bestMatch(terms, summaryLines(request.messages))
     if (summarised)
@@ -181,7 +202,8 @@ function reply(request: ChatRequest): ChatResult['message'] {
  * A deterministic {@link ModelProvider} that needs no network, for demos and tests. It really uses the
  * tools: "remember …" / "记住…" calls `memory` (target `user` for statements about the user), a question
  * about the past ("what did I say about …", "上次…") calls `session_search` and answers with the best
- * matching line of its result, other questions are answered from the memory entries in the system prompt;
+ * matching line of its result, other questions are answered from what the user stated earlier in the
+ * conversation (newest first), else from the memory entries in the system prompt;
  * it writes structured summaries for the compressor and distils preference and environment statements in
  * a memory review. It does not reason, plan, chain tools or write code. Usage is counted with the
  * compressor's BPE token counter; text streams word by word through `onText`.

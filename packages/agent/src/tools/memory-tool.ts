@@ -36,6 +36,13 @@ const input = z
 
 type MemoryArgs = z.output<typeof input>
 
+/**
+ * Said with every change: the memory in the system prompt is a snapshot frozen when the session started
+ * (so provider prompt caches stay valid), so a saved fact shows there from the next session on.
+ */
+const SAVED_FOR_NEXT_SESSION =
+  'It is in memory from the next session on; this session keeps using it from the conversation.'
+
 function operationsOf(args: MemoryArgs): MemoryOperation[] {
   if (args.operations !== undefined && args.action !== undefined) {
     throw new MemoryRefusal(
@@ -63,7 +70,7 @@ export function createMemoryTool(memory: MemoryFiles): AgentTool {
   return defineTool({
     name: 'memory',
     description: [
-      'Save durable facts to your long-term memory files, which are shown to you at the start of every future session (not this one).',
+      'Save durable facts to your memory files, shown to you from the next session on (in this one, answer from the conversation).',
       'target "memory": your notes about the environment, projects, conventions and lessons learned. target "user": who the user is and what they prefer.',
       'Keep entries short and factual; one fact per entry. replace/remove find the entry by old_text, a unique part of it.',
       'Each file has a character cap; when a write is refused as over the cap, consolidate with one batch (merge or remove entries, then add).',
@@ -72,7 +79,7 @@ export function createMemoryTool(memory: MemoryFiles): AgentTool {
     input,
     async execute(args) {
       const result = await memory.apply(args.target, operationsOf(args))
-      return result.summary
+      return result.changed ? `${result.summary} ${SAVED_FOR_NEXT_SESSION}` : result.summary
     },
   })
 }

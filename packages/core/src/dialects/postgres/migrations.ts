@@ -23,12 +23,27 @@ const foreign = (cause: string) =>
     `Opening the store: the schema is not an Engram schema (${cause}). It was left untouched. Pass another schema (schema option), or an empty database.`,
   )
 
-/** Creates the connection's schema when it is missing (its search_path names exactly one schema). */
-async function ensureSchema(driver: StorageDriver): Promise<void> {
+/** A store that `create: false` will not make: the schema is missing, or holds no Engram tables. */
+async function noStore(driver: StorageDriver, what: string): Promise<EngramError> {
+  const { rows } = await driver.execute<{ path: string }>({
+    sql: "SELECT current_setting('search_path') AS path",
+  })
+  return new EngramError(
+    'DATABASE_MISSING',
+    `Opening the store: the schema ${rows[0]?.path ?? ''} ${what}, and nothing was created (this store is opened to be read, not made). Check the url's schema= parameter (or the schema option) names the schema the store is in.`,
+  )
+}
+
+/**
+ * Creates the connection's schema when it is missing (its search_path names exactly one schema); with
+ * `create` false, a missing schema is refused instead.
+ */
+async function ensureSchema(driver: StorageDriver, create: boolean): Promise<void> {
   const { rows } = await driver.execute<{ current: string | null }>({
     sql: 'SELECT current_schema() AS current',
   })
   if (rows[0]?.current) return
+  if (!create) throw await noStore(driver, 'does not exist in this database')
   await driver.execute({
     sql: "DO $$ BEGIN EXECUTE 'CREATE SCHEMA IF NOT EXISTS ' || current_setting('search_path'); END $$",
   })
@@ -59,6 +74,15 @@ async function assertEngramSchema(driver: StorageDriver, migrationsFolder: strin
   )
 }
 
+/** Whether the schema holds Engram's migration history (a store, perhaps one migration behind). */
+async function hasMigrationHistory(driver: StorageDriver): Promise<boolean> {
+  const { rows } = await driver.execute<{ n: number | string }>({
+    sql: 'SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?',
+    params: [MIGRATIONS_TABLE],
+  })
+  return Number(rows[0]?.n ?? 0) > 0
+}
+
 /** A catalog entry another connection created between our check and our CREATE (duplicate type, table, schema, key). */
 const CREATED_MEANWHILE = new Set(['42710', '42P07', '42P06', '23505'])
 const OPEN_ATTEMPTS = 5
@@ -71,11 +95,14 @@ const OPEN_ATTEMPTS = 5
 export async function preparePostgres(
   driver: StorageDriver,
   migrationsFolder = DEFAULT_PG_MIGRATIONS_FOLDER,
+  create = true,
 ): Promise<SchemaMigrations> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await ensureSchema(driver)
+      await ensureSchema(driver, create)
       const upToDate = await assertEngramSchema(driver, migrationsFolder)
+      if (!create && upToDate === null && !(await hasMigrationHistory(driver)))
+        throw await noStore(driver, 'holds no Engram store')
       return upToDate === null
         ? await migrate(driver, migrationsFolder)
         : { before: upToDate, after: upToDate }
