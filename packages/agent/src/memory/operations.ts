@@ -136,12 +136,26 @@ export function applyOperations(
       )
     }
   }
+  return { entries: next, chars: checkCap(entries, next, limit, file), changes }
+}
+
+/**
+ * The size of `next` in characters, after checking it against `limit`: refused with the consolidate
+ * message when it ends above the cap, unless it shrinks a file that was already above. Throws
+ * {@link MemoryRefusal} `over_cap`.
+ */
+export function checkCap(
+  entries: readonly string[],
+  next: readonly string[],
+  limit: number,
+  file: string,
+): number {
   const before = countChars(joinEntries(entries))
   const chars = countChars(joinEntries(next))
   if (chars > limit && chars > before) {
     throw new MemoryRefusal('over_cap', overCapMessage(file, entries, before, chars, limit))
   }
-  return { entries: next, chars, changes }
+  return chars
 }
 
 /** The over-cap refusal lists this many entries at most, so it stays short for a file edited far past the cap. */
