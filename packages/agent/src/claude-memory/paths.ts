@@ -63,11 +63,11 @@ export function memoryPath(raw: unknown): MemoryPath {
     .filter((name) => name !== '' && name !== '.')
   for (const name of segments) {
     if (name === '..') refuse(path, '".." would leave the folder it names')
+    if (name.includes('->')) refuse(path, `the name ${JSON.stringify(name)} looks like a symbolic link (->)`)
     if (name.trim() !== name || name.length > MAX_NAME_LENGTH) {
       refuse(path, `the name ${JSON.stringify(name.slice(0, 80))} starts or ends with a space or is too long`)
     }
     if (name.startsWith('~')) refuse(path, `the name ${JSON.stringify(name)} starts with ~, a home folder`)
-    if (name.includes('->')) refuse(path, `the name ${JSON.stringify(name)} looks like a symbolic link (->)`)
     if (/^[a-z]:/i.test(name)) refuse(path, `the name ${JSON.stringify(name)} looks like a drive letter`)
   }
   if (segments.length > MAX_DEPTH) refuse(path, `it is nested deeper than ${MAX_DEPTH} folders`)
