@@ -102,27 +102,29 @@ describe('memory tool paths', () => {
   })
 
   it.each(
-    [
-      ['/etc/passwd', /not under \/memories/],
-      ['/memoriesX/a', /not under \/memories/],
-      ['memories/a', /not under \/memories/],
-      ['', /not under \/memories/],
-      ['/', /not under \/memories/],
-      ['/memories/%2e%2e/%2e%2e/etc/passwd', /percent-encoded/],
-      ['/memories/a%2fb', /percent-encoded/],
-      ['/memories/a%5Cb', /percent-encoded/],
-      ['/memories/a\\..\\..\\etc', /backslash/],
-      ['/memories/a\0.md', /control, invisible/],
-      ['/memories/a\u2215..\u2215etc', /look-alike slash/],
-      ['/memories/\u202egnp.exe', /control, invisible/],
-      ['/memories/~/.ssh/id_rsa', /home folder/],
-      ['/memories/link -> /etc', /symbolic link/],
-      ['/memories/C:/Windows', /drive letter/],
-      ['/memories/ a.md', /starts or ends with a space/],
-      [`/memories/${'d/'.repeat(17)}f`, /nested deeper/],
-      [`/memories/${'x'.repeat(1_100)}`, /longer than/],
-      [42, /must be a string/],
-    ].map(([path, why]) => [JSON.stringify(path).slice(0, 60), path, why] as const),
+    (
+      [
+        ['/etc/passwd', /not under \/memories/],
+        ['/memoriesX/a', /not under \/memories/],
+        ['memories/a', /not under \/memories/],
+        ['', /not under \/memories/],
+        ['/', /not under \/memories/],
+        ['/memories/%2e%2e/%2e%2e/etc/passwd', /percent-encoded/],
+        ['/memories/a%2fb', /percent-encoded/],
+        ['/memories/a%5Cb', /percent-encoded/],
+        ['/memories/a\\..\\..\\etc', /backslash/],
+        ['/memories/a\0.md', /control, invisible/],
+        ['/memories/a\u2215..\u2215etc', /look-alike slash/],
+        ['/memories/\u202egnp.exe', /control, invisible/],
+        ['/memories/~/.ssh/id_rsa', /home folder/],
+        ['/memories/link -> /etc', /symbolic link/],
+        ['/memories/C:/Windows', /drive letter/],
+        ['/memories/ a.md', /starts or ends with a space/],
+        [`/memories/${'d/'.repeat(17)}f`, /nested deeper/],
+        [`/memories/${'x'.repeat(1_100)}`, /longer than/],
+        [42, /must be a string/],
+      ] as [unknown, RegExp][]
+    ).map(([path, why]) => [JSON.stringify(path).slice(0, 60), path, why] as const),
   )('refuses %s', (_, path, why) => {
     expect(refusal(path)).toMatch(why)
   })
