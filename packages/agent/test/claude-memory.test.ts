@@ -324,6 +324,21 @@ describe('Claude memory tool on Engram: files in the Store', () => {
   })
 })
 
+describe('Claude memory tool on Engram: text that cannot be stored', () => {
+  it('a lone surrogate or NUL is refused for the memory files and the Store files alike, nothing written', async () => {
+    const { handlers, memory, store } = await claudeMemoryWorld()
+    for (const path of ['/memories/MEMORY.md', '/memories/a.md']) {
+      for (const file_text of ['tea \ud83c', 'tea\0']) {
+        expect(await answer(handlers, { command: 'create', path, file_text })).toMatch(
+          /cannot be stored|control character/,
+        )
+      }
+    }
+    expect((await memory.read('memory')).entries).toEqual([])
+    expect(await store.listSessions({})).toEqual([])
+  })
+})
+
 describe('Claude memory tool on Engram: hostile paths', () => {
   const paths = [
     '/memories/../../etc/passwd',

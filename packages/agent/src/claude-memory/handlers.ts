@@ -51,6 +51,14 @@ const bytes = (text: string) => Buffer.byteLength(text, 'utf8')
 // A lone UTF-16 surrogate cannot be stored as UTF-8; NUL cannot be stored as PostgreSQL text.
 const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
+function checkStorable(path: string, content: string): void {
+  if (UNSTORABLE.test(content)) {
+    throw new MemoryToolError(
+      `${path} was not written: the text holds a NUL character or a lone UTF-16 surrogate, which cannot be stored. Send it without them.`,
+    )
+  }
+}
+
 /**
  * The handlers of Claude's memory tool (`memory_20250818`) on Engram, for `betaMemoryTool(handlers)`:
  * `/memories/MEMORY.md` and `/memories/USER.md` are Engram's memory files (entry format, caps, lock,
@@ -79,11 +87,7 @@ export function createClaudeMemoryHandlers(options: ClaudeMemoryOptions): Memory
 
   /** Refuses content that cannot be stored or fails the threat scan. */
   const checkContent = (path: string, content: string) => {
-    if (UNSTORABLE.test(content)) {
-      throw new MemoryToolError(
-        `${path} was not written: the text holds a NUL character or a lone UTF-16 surrogate, which cannot be stored. Send it without them.`,
-      )
-    }
+    checkStorable(path, content)
     const scan = scanForThreats(content)
     if (!scan.ok) {
       throw new MemoryToolError(
@@ -129,8 +133,16 @@ export function createClaudeMemoryHandlers(options: ClaudeMemoryOptions): Memory
     })
 
   /** Edits MEMORY.md or USER.md as text; the answer gets the file's usage line. */
-  const editMemory = async (target: MemoryTarget, change: (text: string) => string, answer: () => string) => {
-    const result = await memory.edit(target, change)
+  const editMemory = async (
+    { path, target }: { path: string; target: MemoryTarget },
+    change: (text: string) => string,
+    answer: () => string,
+  ) => {
+    const result = await memory.edit(target, (text) => {
+      const next = change(text)
+      checkStorable(path, next)
+      return next
+    })
     return `${answer()}\n${result.summary}`
   }
 
@@ -185,7 +197,7 @@ export function createClaudeMemoryHandlers(options: ClaudeMemoryOptions): Memory
       if (at.kind === 'root') throw exists
       if (at.kind === 'memory-file') {
         return editMemory(
-          at.target,
+          at,
           (text) => {
             if (text !== '') throw exists
             return file_text
@@ -216,7 +228,7 @@ export function createClaudeMemoryHandlers(options: ClaudeMemoryOptions): Memory
         answer = replaced.answer
         return replaced.content
       }
-      if (at.kind === 'memory-file') return editMemory(at.target, change, () => answer)
+      if (at.kind === 'memory-file') return editMemory(at, change, () => answer)
       await editStored(at.path, change)
       return answer
     },
@@ -225,7 +237,7 @@ export function createClaudeMemoryHandlers(options: ClaudeMemoryOptions): Memory
       const at = resolve(raw)
       if (at.kind === 'root') throw new MemoryToolError(`The path ${at.path} is not a file.`)
       const change = (content: string) => insertText(content, insert_line, insert_text)
-      if (at.kind === 'memory-file') return editMemory(at.target, change, () => insertedAnswer(at.path))
+      if (at.kind === 'memory-file') return editMemory(at, change, () => insertedAnswer(at.path))
       await editStored(at.path, change)
       return insertedAnswer(at.path)
     },
@@ -236,7 +248,7 @@ export function createClaudeMemoryHandlers(options: ClaudeMemoryOptions): Memory
       if (at.kind === 'root') throw new MemoryToolError('Cannot delete the /memories directory itself')
       if (at.kind === 'memory-file')
         return editMemory(
-          at.target,
+          at,
           () => '',
           () => deleted,
         )
