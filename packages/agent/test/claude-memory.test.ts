@@ -293,6 +293,31 @@ describe('Claude memory tool on Engram: files in the Store', () => {
     expect(await answer(handlers, { command: 'view', path: '/memories/a.md' })).toMatch(/1\tversion three$/)
   })
 
+  it('a view whose version is replaced between its listing and its read answers with the new content, never the old or none', async () => {
+    const world = await claudeMemoryWorld()
+    await answer(world.handlers, { command: 'create', path: '/memories/a.md', file_text: 'version one' })
+    let raced = false
+    // The reader's store: the first content read waits for another writer's edit to land.
+    const racing = Object.create(world.store) as typeof world.store
+    racing.getMessages = async (id: string) => {
+      if (!raced) {
+        raced = true
+        await answer(world.handlers, {
+          command: 'str_replace',
+          path: '/memories/a.md',
+          old_str: 'one',
+          new_str: 'two',
+        })
+      }
+      return world.store.getMessages(id)
+    }
+    const reader = world.handlersFor('ada', { store: racing })
+    expect(await answer(reader, { command: 'view', path: '/memories/a.md' })).toBe(
+      "Here's the content of /memories/a.md with line numbers:\n     1\tversion two",
+    )
+    expect(raced).toBe(true)
+  })
+
   it('hold a total cap: a write past it is refused with a consolidate message and nothing written; shrinking passes', async () => {
     const { handlers, store } = await claudeMemoryWorld({ charLimit: 100 })
     await answer(handlers, { command: 'create', path: '/memories/a.md', file_text: 'a'.repeat(60) })

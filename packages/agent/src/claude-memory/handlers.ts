@@ -102,7 +102,7 @@ export function createClaudeMemoryHandlers(options: ClaudeMemoryOptions): Memory
     let before = 0
     let others = 0
     for (const file of current.values()) {
-      const size = countChars(await files.read(file))
+      const size = countChars(await files.readLocked(file))
       before += size
       if (file.path !== path) others += size
     }
@@ -126,7 +126,7 @@ export function createClaudeMemoryHandlers(options: ClaudeMemoryOptions): Memory
         }
         throw missing(path)
       }
-      const next = change(await files.read(file))
+      const next = change(await files.readLocked(file))
       checkContent(path, next)
       await checkCap(current, path, next)
       await files.write(path, next, file, stillHeld)
@@ -156,9 +156,10 @@ export function createClaudeMemoryHandlers(options: ClaudeMemoryOptions): Memory
         sizes.set(`${MEMORIES_ROOT}/${name}`, bytes(text))
       }
     }
-    for (const file of stored.values()) {
-      if (isWithin(file.path, folder) && file.path !== folder)
-        sizes.set(file.path, bytes(await files.read(file)))
+    for (const path of stored.keys()) {
+      if (!isWithin(path, folder) || path === folder) continue
+      const current = await files.readCurrent(path)
+      if (current) sizes.set(path, bytes(current.content))
     }
     if (sizes.size === 0 && folder !== MEMORIES_ROOT) throw missing(folder)
     const depth = folder.split('/').length
@@ -184,9 +185,9 @@ export function createClaudeMemoryHandlers(options: ClaudeMemoryOptions): Memory
       const at = resolve(raw)
       if (at.kind === 'root') return listing(at.path)
       if (at.kind === 'memory-file') return viewText(at.path, await memoryText(at.target), view_range)
-      const file = await files.current(at.path)
-      if (!file) return listing(at.path)
-      return viewText(at.path, await files.read(file), view_range)
+      const current = await files.readCurrent(at.path)
+      if (!current) return listing(at.path)
+      return viewText(at.path, current.content, view_range)
     },
 
     async create({ path: raw, file_text }) {
@@ -286,7 +287,7 @@ export function createClaudeMemoryHandlers(options: ClaudeMemoryOptions): Memory
         // Every copy is written before any original is deleted: a crash leaves both, never neither.
         for (const file of moving) {
           const target = to.path + file.path.slice(from.path.length)
-          await files.write(target, await files.read(file), await files.current(target), stillHeld)
+          await files.write(target, await files.readLocked(file), await files.current(target), stillHeld)
         }
         for (const file of moving) await files.delete(file.path, stillHeld)
       })

@@ -19,11 +19,13 @@ export interface StoredFile {
 }
 
 const VERSION_DIGITS = 10
+/** Reads of a file that keeps being replaced before giving up (each replacement is a whole write). */
+const READ_ATTEMPTS = 5
 
 /**
  * Memory-tool files other than MEMORY.md and USER.md, kept in the Store without tables of their own: each
  * version of a file is one session (source `claude-memory`, the user's id, the path as title) holding the
- * content as one message, so store.search, session_search, MCP and the web page find it. A version's
+ * content as one message (always one, so a version without it is one deleted after it was listed), so store.search, session_search, MCP and the web page find it. A version's
  * session id is derived from the user, the path and the version number, so writing version n+1 is a
  * compare-and-swap (importSession writes nothing when the id is taken) and the highest version present is
  * the current content: an older version left by a crash is never read as current, and is deleted by the
@@ -83,10 +85,39 @@ export class StoreFiles {
     return found.filter((file) => file.path === path).sort((a, b) => a.version - b.version)
   }
 
-  /** The content of one version. One indexed read. */
-  async read(file: StoredFile): Promise<string> {
+  /**
+   * The content of one version, or null when that version is gone (a newer one replaced it, or the file
+   * was deleted, after it was listed). One indexed read.
+   */
+  async read(file: StoredFile): Promise<string | null> {
     const [message] = await this.store.getMessages(file.sessionId)
-    return typeof message?.content === 'string' ? message.content : ''
+    if (message === undefined) return null
+    return typeof message.content === 'string' ? message.content : ''
+  }
+
+  /**
+   * The current version of `path` and its content, or null when there is no such file. A version replaced
+   * between the listing and the read is never returned: the newer one is looked up instead.
+   */
+  async readCurrent(path: string): Promise<{ file: StoredFile; content: string } | null> {
+    for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+      const file = await this.current(path)
+      if (!file) return null
+      const content = await this.read(file)
+      if (content !== null) return { file, content }
+    }
+    throw new MemoryToolError(`${path} changed ${READ_ATTEMPTS} times while it was being read. Retry.`)
+  }
+
+  /** The content of a version read under the lock, where only this writer replaces versions. */
+  async readLocked(file: StoredFile): Promise<string> {
+    const content = await this.read(file)
+    if (content === null) {
+      throw new MemoryToolError(
+        `${file.path} was changed by another writer at the same time; nothing was written. Retry.`,
+      )
+    }
+    return content
   }
 
   /**
@@ -113,7 +144,7 @@ export class StoreFiles {
         endedAt: now,
         endReason: CLAUDE_MEMORY_SOURCE,
       },
-      messages: content === '' ? [] : [{ role: 'assistant', content, timestamp: now }],
+      messages: [{ role: 'assistant', content, timestamp: now }],
     })
     if (!created) {
       throw new MemoryToolError(
