@@ -1,4 +1,7 @@
 import { defineConfig } from 'tsdown'
 import { libraryBuild } from '../../tsdown.base.ts'
 
-export default defineConfig({ ...libraryBuild, entry: { index: 'src/index.ts' } })
+export default defineConfig({
+  ...libraryBuild,
+  entry: { index: 'src/index.ts', 'claude-memory': 'src/claude-memory/index.ts' },
+})

@@ -44,3 +44,6 @@ export const USER_FILE_NAME = 'USER.md'
 
 /** `nudge.interval_tasks`: completed tasks between memory reviews; 0 turns the nudge off. */
 export const DEFAULT_NUDGE_INTERVAL_TASKS = 15
+
+/** The Claude memory tool's cap on its files other than MEMORY.md and USER.md, in characters, all together. */
+export const DEFAULT_CLAUDE_MEMORY_CHAR_LIMIT = 50_000

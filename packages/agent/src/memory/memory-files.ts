@@ -5,9 +5,11 @@ import { EngramError } from '@engram/core'
 import type { MemoryFilesConfig } from '../config/types.ts'
 import { scanForThreats } from '../security/threats.ts'
 import { FileError, readIfExists, withFileLock, writeFileAtomic } from './atomic-file.ts'
-import { countChars, joinEntries, parseEntries, serializeEntries } from './format.ts'
+import { countChars, joinEntries, parseEntries, parseText, serializeEntries } from './format.ts'
 import {
+  type AppliedBatch,
   applyOperations,
+  checkCap,
   describeChanges,
   formatCount,
   type MemoryOperation,
@@ -165,13 +167,62 @@ export class MemoryFiles {
       const content = (operation as { content?: unknown })?.content
       if (typeof content !== 'string') continue
       if (countChars(content, { max: limit }) > limit) oversized.push([index, content])
-      else refuseThreat(index, operations.length, content)
+      else refuseThreat(operationSubject(index, operations.length), content)
     }
+    return this.commit(target, (entries) => {
+      const batch = applyOperations(entries, operations, limit, file)
+      for (const [index, content] of oversized)
+        refuseThreat(operationSubject(index, operations.length), content)
+      return batch
+    })
+  }
+
+  /**
+   * Rewrites one file as text, all or nothing: under the file's lock the file is re-read, `change` gets its
+   * text (as {@link serializeEntries} writes it) and returns the new text, which must parse; every entry
+   * that was not there before is scanned for threats, the result is checked against the cap (the same
+   * refusals as {@link apply}) and the file replaced atomically. `change` may throw to refuse; nothing is
+   * written then. Cost: one lock, one read, a scan of the new entries, at most one write and fsync.
+   */
+  async edit(target: MemoryTarget, change: (text: string) => string): Promise<MemoryWriteResult> {
+    const file = basename(this.path(target))
+    const limit = this.limit(target)
+    return this.commit(target, (entries) => {
+      const parsed = parseText(change(serializeEntries(entries)))
+      if (!parsed.ok) {
+        throw new MemoryRefusal('invalid', `${file} would not parse (${parsed.reason}); nothing was written.`)
+      }
+      const before = new Set(entries)
+      const chars = checkCap(entries, parsed.entries, limit, file, (entry) =>
+        before.has(entry) ? undefined : (text) => `A new entry of ${file}: ${text}`,
+      )
+      const after = new Set(parsed.entries)
+      for (const [index, entry] of parsed.entries.entries()) {
+        if (!before.has(entry)) refuseThreat(`Entry ${index + 1} of ${file}`, entry)
+      }
+      const added = parsed.entries.filter((entry) => !before.has(entry)).length
+      const removed = entries.filter((entry) => !after.has(entry)).length
+      const replaced = Math.min(added, removed)
+      return {
+        entries: parsed.entries,
+        chars,
+        changes: { added: added - replaced, replaced, removed: removed - replaced, unchanged: 0 },
+      }
+    })
+  }
+
+  /** Under the lock: re-reads the file, computes the batch from its entries, and writes it when it changed. */
+  private async commit(
+    target: MemoryTarget,
+    compute: (entries: readonly string[]) => AppliedBatch,
+  ): Promise<MemoryWriteResult> {
+    const path = this.path(target)
+    const file = basename(path)
+    const limit = this.limit(target)
     return this.locked(target, async (stillHeld) => {
       const state = await this.load(target)
       if (!state.ok) throw this.unparseable(target, state.reason, await this.backup(path, state.bytes))
-      const batch = applyOperations(state.entries, operations, limit, file)
-      for (const [index, content] of oversized) refuseThreat(index, operations.length, content)
+      const batch = compute(state.entries)
       const changed = joinEntries(batch.entries) !== joinEntries(state.entries)
       if (changed) await writeFileAtomic(path, serializeEntries(batch.entries), stillHeld)
       const entries = batch.entries.length
@@ -255,12 +306,18 @@ export class MemoryFiles {
   }
 }
 
-function refuseThreat(index: number, count: number, content: string): void {
+/** Refuses `subject` (`Operation 2`, `Entry 3 of MEMORY.md`) when its content fails the threat scan. */
+/** How a refusal names operation `index` of a batch of `count`: a single operation is "The entry". */
+function operationSubject(index: number, count: number): string {
+  return count > 1 ? `Operation ${index + 1}` : 'The entry'
+}
+
+function refuseThreat(subject: string, content: string): void {
   const scan = scanForThreats(content)
   if (scan.ok) return
   throw new MemoryRefusal(
     'threat',
-    `${count > 1 ? `Operation ${index + 1}` : 'The entry'} was refused: its content looks like ${scan.reason}. Memory entries reach future system prompts, so store facts in plain words without instructions, commands that move secrets, credentials or hidden characters.`,
+    `${subject} was refused: its content looks like ${scan.reason}. Memory entries reach future system prompts, so store facts in plain words without instructions, commands that move secrets, credentials or hidden characters.`,
   )
 }
 

@@ -174,24 +174,44 @@ export function applyOperations(
       )
     }
   }
+  const written = (entry: string) => {
+    const index = writtenBy.get(entry)
+    return index === undefined ? undefined : (text: string) => aboutOperation(index, count, text)
+  }
+  return { entries: next, chars: checkCap(entries, next, limit, file, written), changes }
+}
+
+/**
+ * The size of `next` in characters, after checking it against `limit`: refused with the consolidate
+ * message when it ends above the cap, unless it shrinks a file that was already above. An entry that alone
+ * is over the cap and that `written` names (it gives the words that introduce a refusal about it) is
+ * refused as such, since no consolidation can make room for it. Throws {@link MemoryRefusal} `over_cap`
+ * or `entry_too_long`.
+ */
+export function checkCap(
+  entries: readonly string[],
+  next: readonly string[],
+  limit: number,
+  file: string,
+  written: (entry: string) => ((text: string) => string) | undefined = () => undefined,
+): number {
   const before = countChars(joinEntries(entries))
   const chars = countChars(joinEntries(next))
   if (chars > limit && chars > before) {
     // No consolidation can make room for an entry that alone is over the cap: say that instead.
-    const tooLong = next.find((entry) => writtenBy.has(entry) && countChars(entry, { max: limit }) > limit)
-    if (tooLong !== undefined) {
+    const tooLong = next.find((entry) => written(entry) && countChars(entry, { max: limit }) > limit)
+    const about = tooLong === undefined ? undefined : written(tooLong)
+    if (about) {
       throw new MemoryRefusal(
         'entry_too_long',
-        aboutOperation(
-          writtenBy.get(tooLong) as number,
-          count,
+        about(
           `the entry alone is longer than the whole of ${file} may be (its cap is ${formatCount(limit)} characters), so no consolidation can make room for it. Nothing was written. Save the durable facts it holds as a few short entries instead.`,
         ),
       )
     }
     throw new MemoryRefusal('over_cap', overCapMessage(file, entries, before, chars, limit))
   }
-  return { entries: next, chars, changes }
+  return chars
 }
 
 /** The over-cap refusal lists this many entries at most, so it stays short for a file edited far past the cap. */

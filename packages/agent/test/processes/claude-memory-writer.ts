@@ -1,0 +1,45 @@
+// A child process that writes one user's memories through Claude's memory-tool handlers as fast as it can:
+// per round a file of its own, a line inserted at the top of the shared /memories/shared.md, and every
+// third round an entry added to MEMORY.md. It prints `file <path>`, `line <text>`, `entry <text>` (or
+// `full <text>` when the cap refused it) after each write resolved.
+// Usage: claude-memory-writer.ts <db path> <memory folder> <worker> <rounds> <memory cap>
+import { join } from 'node:path'
+import { openStore } from '@engram/core'
+import { createClaudeMemoryHandlers } from '../../src/claude-memory/index.ts'
+import { MemoryFiles, MemoryRefusal } from '../../src/index.ts'
+
+const [dbPath = '', folder = '', worker = '0', rounds = '10', cap = '2200'] = process.argv.slice(2)
+const store = await openStore({ url: dbPath })
+const memory = new MemoryFiles({
+  memoryPath: join(folder, 'MEMORY.md'),
+  userPath: join(folder, 'USER.md'),
+  memoryCharLimit: Number(cap),
+  userCharLimit: 1375,
+  compactTriggerRatio: 0.9,
+})
+const handlers = createClaudeMemoryHandlers({ memory, store, userId: 'ada' })
+
+for (let i = 0; i < Number(rounds); i++) {
+  const path = `/memories/w${worker}/note-${i}.md`
+  await handlers.create({ command: 'create', path, file_text: `worker ${worker} note ${i}` })
+  process.stdout.write(`file ${path}\n`)
+  const line = `worker ${worker} line ${i}`
+  await handlers.insert({ command: 'insert', path: '/memories/shared.md', insert_line: 0, insert_text: line })
+  process.stdout.write(`line ${line}\n`)
+  if (i % 3 === 0) {
+    const entry = `worker ${worker} fact ${i}: 用户喜欢简洁的回答`
+    try {
+      await handlers.insert({
+        command: 'insert',
+        path: '/memories/MEMORY.md',
+        insert_line: 0,
+        insert_text: `${entry}\n§`,
+      })
+      process.stdout.write(`entry ${entry}\n`)
+    } catch (error) {
+      if (!(error instanceof MemoryRefusal) || error.reason !== 'over_cap') throw error
+      process.stdout.write(`full ${entry}\n`)
+    }
+  }
+}
+await store.close()
