@@ -17,6 +17,8 @@
  */
 
 import { type DecodedLayer, decodeLayers } from './decode.ts'
+import { matchFamilies } from './families.ts'
+import { type LinearModel, score, shippedModel } from './model.ts'
 import { findHiddenText, foldForMatching, type WorkMeter } from './normalize.ts'
 
 export type { WorkMeter } from './normalize.ts'
@@ -27,6 +29,8 @@ interface Rule {
   reason: string
   /** Every pattern must match the same line (a single pattern may also span lines). */
   all: RegExp[]
+  /** A line this returns true for does not count as a match (see {@link statedFact}). */
+  except?: (line: string, chunk: string) => boolean
 }
 
 const rule = (reason: string, ...all: RegExp[]): Rule => ({ reason, all })
@@ -318,14 +322,37 @@ const EXFILTRATION: Rule[] = [
   rule('encodes secrets for transfer', /\bbase64\b/i, SECRET_VAR),
 ]
 
+/** `we` or `I` (or our team, CI, …) opening the line: the user describing their own practice. */
+const FIRST_PERSON =
+  /^[ \t>*•-]*(?:we|i|our\s+(?:team|ci|pipeline|deploys?|servers?|setup|build|company)|my\s+team|the\s+team|我们|我)(?![\p{L}])/iu
+/** Words that turn a note into an order to the assistant, or a second sentence that gives one. */
+const ORDER =
+  /\b(?:you|your|assistant|agent|always|must|should|automatically|whenever|every\s+time|make\s+sure|remember\s+to|need\s+to|ensure|without\s+asking)\b|(?:^|[.!?;]\s+)(?:run|execute|install|download|pipe|fetch|eval|paste|type)\b|你|必须|自动|总是|每次/imu
+/** The piped download comes from an https URL naming a domain, not an address, a paste site or a shortener. */
+const NAMED_HTTPS =
+  /\b(?:curl|wget)\b[^\n|]{0,100}?\bhttps:\/\/(?!(?:\d{1,3}\.){3}\d{1,3}\b)(?!(?:bit\.ly|tinyurl\.com|t\.co|is\.gd|goo\.gl|rb\.gy|cutt\.ly)\/)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:[/:?#][^\s|]*)?\s*(?:-[a-z]+\s+)*\|/i
+
+/**
+ * The user's own deploy or install note stated as a fact ("We deploy with curl https://get.fly.io | sh"):
+ * first person, a download from a named https domain, and no order to the assistant anywhere in the entry.
+ * An instruction to run the same command ("Install rustup with curl … | sh", "always run …") is still
+ * remote code execution, and so is anything encoded, piped from an address, or sent from a paste site.
+ */
+function statedFact(line: string, chunk: string): boolean {
+  return FIRST_PERSON.test(line) && NAMED_HTTPS.test(line) && !ORDER.test(chunk) && !EXFIL_HOST.test(line)
+}
+
 const SHELL =
   '(?:sudo\\s+(?:-\\S+\\s+)*)?(?:env\\s+)?(?:(?:ba|z|da|k|c|tc|fi|a)?sh|python[23]?|perl|ruby|node|php|iex|invoke-expression|powershell|pwsh)\\b'
 const FETCHER = '(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|lwp-download|http)'
 const REMOTE_EXECUTION: Rule[] = [
-  rule(
-    'remote code execution (download piped to a shell)',
-    new RegExp(`\\b${FETCHER}\\b[^\\n|]{0,400}\\|\\s*${SHELL}`, 'i'),
-  ),
+  {
+    ...rule(
+      'remote code execution (download piped to a shell)',
+      new RegExp(`\\b${FETCHER}\\b[^\\n|]{0,400}\\|\\s*${SHELL}`, 'i'),
+    ),
+    except: statedFact,
+  },
   rule(
     'remote code execution (download run by a shell)',
     new RegExp(
@@ -369,6 +396,8 @@ const RULES: readonly Rule[] = [
 /** The longest stretch one rule looks at is far below this: a match cannot fall between two chunks. */
 const OVERLAP = 1_024
 const CHUNK = 8 * OVERLAP
+/** Characters of work the family rules do per character (each cue group is one regex over a sentence). */
+const FAMILY_WORK = 40
 /** Encodings inside encodings are decoded to this depth. */
 const DECODE_DEPTH = 2
 
@@ -387,11 +416,13 @@ function matches(rule: Rule, chunk: string, lines: () => string[], meter?: WorkM
   const [first, ...rest] = rule.all
   if (!first) return false
   if (meter) meter.chars += chunk.length * rule.all.length
-  if (rest.length === 0) return first.test(chunk)
+  if (rest.length === 0 && !rule.except) return first.test(chunk)
   // Cheap whole-chunk checks first; the per-line pass runs only when every part appears somewhere.
   if (!rule.all.every((pattern) => pattern.test(chunk))) return false
   if (meter) meter.chars += chunk.length * rule.all.length
-  return lines().some((line) => rule.all.every((pattern) => pattern.test(line)))
+  return lines().some(
+    (line) => rule.all.every((pattern) => pattern.test(line)) && !rule.except?.(line, chunk),
+  )
 }
 
 function matchRules(folded: string, meter?: WorkMeter): string | null {
@@ -404,20 +435,46 @@ function matchRules(folded: string, meter?: WorkMeter): string | null {
     for (const candidate of RULES) {
       if (matches(candidate, chunk, lines, meter)) return candidate.reason
     }
+    if (meter) meter.chars += chunk.length * FAMILY_WORK
+    const family = matchFamilies(chunk)
+    if (family) return family.reason
   }
   return null
 }
 
-/** The rules on `text` and on what its encodings decode to, to {@link DECODE_DEPTH}. */
-function scanLayer(text: string, depth: number, meter?: WorkMeter): string | null {
-  const found = matchRules(foldForMatching(text, meter), meter)
+/** Characters of work the learned layer does per character of text (n-gram hashes and look-ups). */
+const MODEL_WORK = 8
+
+/** The learned layer's verdict on folded text, as a reason, or null below its threshold. */
+function judge(model: LinearModel | null, folded: string, meter?: WorkMeter): string | null {
+  if (model === null) return null
+  if (meter) meter.chars += folded.length * MODEL_WORK
+  const { probability, words } = score(model, folded)
+  if (probability < model.threshold) return null
+  const quoted = words.map((word) => JSON.stringify(word)).join(', ')
+  return `an instruction planted for the assistant (learned layer, score ${probability.toFixed(2)}${quoted ? `; weighed most: ${quoted}` : ''})`
+}
+
+/** The rules, then the learned layer, on `text` and on what its encodings decode to, to {@link DECODE_DEPTH}. */
+function scanLayer(text: string, depth: number, model: LinearModel | null, meter?: WorkMeter): string | null {
+  const folded = foldForMatching(text, meter)
+  const found = matchRules(folded, meter) ?? judge(model, folded, meter)
   if (found !== null || depth >= DECODE_DEPTH) return found
   const layers: DecodedLayer[] = decodeLayers(text, meter)
   for (const layer of layers) {
-    const inner = findHiddenText(layer.text, meter) ?? scanLayer(layer.text, depth + 1, meter)
+    const inner = findHiddenText(layer.text, meter) ?? scanLayer(layer.text, depth + 1, model, meter)
     if (inner !== null) return `${inner}, hidden in ${layer.encoding}`
   }
   return null
+}
+
+/**
+ * {@link scanForThreats} with a given learned layer (`null`: the rules alone). The scanner's training and
+ * evaluation scripts use it to measure models trained on part of the corpora.
+ */
+export function scanWithModel(text: string, model: LinearModel | null, meter?: WorkMeter): ThreatScan {
+  const reason = findHiddenText(text, meter) ?? scanLayer(text, 0, model, meter)
+  return reason === null ? { ok: true } : { ok: false, reason }
 }
 
 /**
@@ -427,6 +484,5 @@ function scanLayer(text: string, depth: number, meter?: WorkMeter): string | nul
  * in the text's length; `meter`, when given, is increased by the characters visited.
  */
 export function scanForThreats(text: string, meter?: WorkMeter): ThreatScan {
-  const reason = findHiddenText(text, meter) ?? scanLayer(text, 0, meter)
-  return reason === null ? { ok: true } : { ok: false, reason }
+  return scanWithModel(text, shippedModel(), meter)
 }
