@@ -95,7 +95,7 @@ function merge(into: Map<string, Tally>, from: Map<string, Tally>) {
 /** Rules alone, the learned layer alone (on the text as folded, no decoding), or both as the scanner runs. */
 function refuser(mode: (typeof modes)[number], model: LinearModel): (text: string) => boolean {
   if (mode === 'rules') return (text) => !scanWithModel(text, null).ok
-  if (mode === 'model') return (text) => score(model, foldForMatching(text)).probability >= model.threshold
+  if (mode === 'model') return (text) => score(model, foldForMatching(text)) >= model.threshold
   return (text) => !scanWithModel(text, model).ok
 }
 

@@ -12,7 +12,6 @@ import { DEFAULT_TRAINING, fixtureEntries, toModelFile, train, writerCorpora } f
 const corpora = writerCorpora()
 const entries = [...fixtureEntries(), ...[...corpora.values()].flat()]
 const model = train(entries, DEFAULT_TRAINING)
-model.threshold = Number(process.env.SCANNER_THRESHOLD ?? '') || model.threshold
 const hostile = entries.filter((e) => e.hostile).length
 const trained = `${new Date().toISOString().slice(0, 10)}: ${entries.length} entries (${hostile} hostile) from ${[...corpora.keys(), 'fixtures'].join(', ')}`
 const out = new URL('../src/security/scanner-model.json', import.meta.url)

@@ -12,18 +12,15 @@
 
 import { foldForMatching } from './normalize.ts'
 
-/** A cue group as a regex: stems of every language, matched case-insensitively, starting a word for Latin ones. */
-function cues(...lists: string[][]): RegExp {
-  const all = lists.flat().map((cue) => foldForMatching(cue))
-  const latin = all.filter(
-    (cue) => /^[\p{Script=Latin}\p{Script=Cyrillic}\s'’.-]/u.test(cue) || /^[a-z]/i.test(cue),
-  )
-  const other = all.filter((cue) => !latin.includes(cue))
-  const literal = (cue: string) => cue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')
-  const parts: string[] = []
-  if (latin.length > 0) parts.push(`(?<![\\p{L}\\p{N}])(?:${latin.map(literal).join('|')})`)
-  if (other.length > 0) parts.push(`(?:${other.map(literal).join('|')})`)
-  return new RegExp(parts.join('|'), 'iu')
+/** A cue group: stems of every language, folded like the text and lower-cased. */
+interface CueGroup {
+  cues: string[]
+}
+/** A group is a list of cues, or a pattern for what no list can hold (a URL, an address). */
+type Group = CueGroup | RegExp
+
+function cues(...lists: string[][]): CueGroup {
+  return { cues: lists.flat().map((cue) => foldForMatching(cue).toLowerCase()) }
 }
 
 // Override: set aside, forget, demote the assistant's rules.
@@ -382,7 +379,6 @@ const PERSIST = cues(
     "don't delete",
     "don't remove",
     'cannot be removed',
-    'permanent',
     'every new entry',
     'every entry',
     'every session',
@@ -402,7 +398,6 @@ const PERSIST = cues(
     'nunca elimines',
     'no borres',
     'no elimines',
-    'permanente',
     'cada entrada',
     'cada sesión',
     'incluso si el usuario',
@@ -415,8 +410,6 @@ const PERSIST = cues(
     'niemals lösch',
     'nie lösch',
     'nicht lösch',
-    'dauerhaft',
-    'permanent',
     'jeden eintrag',
     'jede sitzung',
     'jedem neuen eintrag',
@@ -432,7 +425,6 @@ const PERSIST = cues(
     'ne supprime jamais',
     'ne supprimez jamais',
     'ne supprime pas',
-    'permanent',
     'chaque entrée',
     'chaque session',
     "même si l'utilisateur",
@@ -447,7 +439,6 @@ const PERSIST = cues(
     'nunca remova',
     'não apague',
     'não remova',
-    'permanente',
     'cada entrada',
     'cada sessão',
     'mesmo que o usuário',
@@ -460,7 +451,6 @@ const PERSIST = cues(
     'восстанови',
     'никогда не удаляй',
     'не удаляй',
-    'постоянн',
     'каждую запись',
     'каждой записи',
     'каждую сессию',
@@ -475,8 +465,6 @@ const PERSIST = cues(
     '削除しない',
     '削除させな',
     '消さな',
-    '永続',
-    '永久',
     'すべてのエントリ',
     '全てのエントリ',
     '毎回のセッション',
@@ -485,7 +473,6 @@ const PERSIST = cues(
     '恢复',
     '不要删除',
     '不得删除',
-    '永久',
     '每条',
     '每个条目',
     '每次会话',
@@ -499,7 +486,6 @@ const PERSIST = cues(
     '삭제하지 마',
     '삭제하지 말',
     '지우지 마',
-    '영구',
     '모든 항목',
     '매 세션',
     '사용자가 삭제',
@@ -722,7 +708,6 @@ const OVER_USER = cues(
   ],
   ['выше пользователя', 'даже если пользователь', 'пользователю удалить', 'пользователь не должен'],
   [
-    'ユーザーより',
     'ユーザーが削除',
     'ユーザーに削除させ',
     'ユーザーが求めても',
@@ -950,7 +935,7 @@ const USER_DATA = cues(
   ],
 )
 const CHANNEL =
-  /\bhttps?:\/\/|\b[\w.+-]+@[\w-]+\.[\w.-]+|\bwebhook|\bpastebin|\bgist\b|\bdiscord\.com\/api|\bapi\.telegram|\bngrok|\bs3:\/\/|\bftp:\/\/|\b(?:\d{1,3}\.){3}\d{1,3}\b/i
+  /\bhttps?:\/\/|\b[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]|\bs3:\/\/|\bftp:\/\/|\b(?:\d{1,3}\.){3}\d{1,3}\b/i
 
 // Deception and sabotage of the user's trust.
 const TELL_USER = cues(
@@ -1296,6 +1281,382 @@ const PAYMENT = cues(
   ['계좌', '지갑'],
 )
 
+// Deception about outcomes: a failure reported as a success; steering and disparaging; hiding a change.
+const FAILURE = cues(
+  [
+    'fail',
+    'fails',
+    'failed',
+    'failing',
+    'broke',
+    'breaks',
+    'broken',
+    'error',
+    'outage',
+    'rollback',
+    'rolled back',
+    'vulnerab',
+    'not pass',
+    "didn't pass",
+    'did not go through',
+    'declined',
+    'below',
+  ],
+  ['falla', 'fallan', 'falló', 'fallido', 'error', 'caída', 'vulnerab', 'rechaz', 'por debajo'],
+  [
+    'fehlschlag',
+    'schlägt fehl',
+    'schlagen fehl',
+    'fehlgeschlagen',
+    'scheiter',
+    'fehler',
+    'ausfall',
+    'schwachstell',
+    'abgelehnt',
+    'unter',
+  ],
+  ['échou', 'échec', 'erreur', 'panne', 'vulnérab', 'refusé', 'en dessous'],
+  ['falha', 'falhar', 'falhou', 'erro', 'queda', 'vulnerab', 'recusad', 'abaixo'],
+  ['не прош', 'провал', 'ошибк', 'сбой', 'упал', 'уязвим', 'отклон', 'ниже'],
+  [
+    '失败',
+    '失敗',
+    '漏洞',
+    '脆弱',
+    '错误',
+    '报错',
+    '回滚',
+    'ロールバック',
+    'エラー',
+    '障害',
+    '低于',
+    '下回',
+    '不合格',
+    '未通过',
+  ],
+  ['실패', '오류', '에러', '장애', '롤백', '취약', '거절', '미만'],
+)
+const CLAIM_SUCCESS = cues(
+  [
+    'success',
+    'succeeded',
+    'passed',
+    'passing',
+    'green',
+    'all green',
+    'no issues',
+    'no problems',
+    'went through',
+    'completed',
+    'processed',
+    'resolved',
+    'fine',
+    'ok',
+  ],
+  ['éxito', 'exitos', 'aprobad', 'completad', 'procesad', 'sin problemas', 'todo bien'],
+  [
+    'erfolgreich',
+    'bestanden',
+    'grün',
+    'keine warnungen',
+    'keine probleme',
+    'abgeschlossen',
+    'verarbeitet',
+    'in ordnung',
+  ],
+  ['réussi', 'passés', 'passé', 'vert', 'aucun problème', 'terminé', 'traité', 'effectué'],
+  ['sucesso', 'passaram', 'aprovad', 'verde', 'sem problemas', 'concluíd', 'processad'],
+  ['успешно', 'успех', 'прошли', 'прошёл', 'зелён', 'без проблем', 'оформлен', 'выполнен'],
+  [
+    '成功',
+    '已成功',
+    '通过',
+    '全部通过',
+    '无问题',
+    '没问题',
+    '正常',
+    '已处理',
+    '到账',
+    '問題なし',
+    '全件成功',
+    '完了',
+    '合格',
+  ],
+  ['성공', '통과', '정상', '문제 없', '완료', '처리되었'],
+)
+const REPORT = cues(
+  [
+    'report',
+    'say',
+    'tell',
+    'write',
+    'mark',
+    'answer',
+    'reply',
+    'describe',
+    'present',
+    'state',
+    'claim',
+    'confirm',
+    'explain',
+    'log it as',
+    'summary',
+  ],
+  [
+    'informa',
+    'di ',
+    'dile',
+    'escribe',
+    'marca',
+    'responde',
+    'describe',
+    'presenta',
+    'afirma',
+    'confirma',
+    'explica',
+    'resumen',
+  ],
+  [
+    'bericht',
+    'melde',
+    'sag',
+    'schreib',
+    'markier',
+    'antworte',
+    'beschreib',
+    'stell',
+    'behaupte',
+    'bestätig',
+    'erklär',
+    'zusammenfassung',
+  ],
+  [
+    'indique',
+    'rapport',
+    'compte rendu',
+    'dis ',
+    'écris',
+    'marque',
+    'réponds',
+    'décris',
+    'présente',
+    'affirme',
+    'confirme',
+    'explique',
+    'résumé',
+  ],
+  [
+    'relat',
+    'diga',
+    'escreva',
+    'marque',
+    'responda',
+    'descreva',
+    'apresente',
+    'afirme',
+    'confirme',
+    'explique',
+    'resumo',
+  ],
+  [
+    'сообщ',
+    'скажи',
+    'пиши',
+    'напиши',
+    'отмечай',
+    'отвечай',
+    'опиши',
+    'утверждай',
+    'подтверждай',
+    'объясн',
+    'отчёт',
+    'отчет',
+  ],
+  [
+    '回报',
+    '报告',
+    '汇报',
+    '写',
+    '标记',
+    '回答',
+    '告诉',
+    '说',
+    '描述',
+    '声称',
+    '确认',
+    '解释',
+    '記載',
+    '報告',
+    'レポート',
+    '答え',
+    '伝え',
+    '書',
+    '説明',
+    'と言',
+  ],
+  ['보고', '말', '쓰', '표시', '답', '안내', '설명', '기재', '작성'],
+)
+const CONCEAL = cues(
+  [
+    'no need to mention',
+    "don't mention",
+    'do not mention',
+    'never mention',
+    'leave it out',
+    'leave out',
+    'omit',
+    'hide',
+    'suppress',
+    'without mentioning',
+    'keep it out of',
+    'not to mention',
+  ],
+  ['no lo comentes', 'no menciones', 'sin mencionar', 'oculta', 'omite', 'no mostrar', 'no digas'],
+  ['nicht erwähnen', 'erwähne nicht', 'verschweig', 'verberg', 'unterdrück', 'weglass', 'lass weg'],
+  ['ne mentionne pas', 'ne mentionnez pas', 'sans mentionner', 'cache', 'masque', 'omets', 'tais'],
+  ['não mencione', 'sem mencionar', 'oculte', 'esconda', 'omita', 'não diga', 'sem avisar'],
+  ['не упоминай', 'не говори', 'скрой', 'умолчи', 'не показывай'],
+  [
+    '不要提',
+    '不必提',
+    '不要提及',
+    '不必通知',
+    '不要告诉',
+    '隐藏',
+    '隐瞒',
+    '不要显示',
+    '省略',
+    '删除',
+    '言及しない',
+    '触れない',
+    '表示しない',
+    '伏せ',
+    '隠',
+  ],
+  ['말하지 말', '언급하지 말', '숨기', '노출하지 않', '표시하지 않', '생략'],
+)
+const RECOMMEND = cues(
+  ['recommend', 'present', 'top choice', 'first choice', 'best option', 'always suggest', 'push'],
+  ['recomienda', 'recomendar', 'presenta', 'primera opción', 'mejor opción'],
+  ['empfiehl', 'empfehl', 'darstellen', 'beste option', 'erste wahl'],
+  ['recommande', 'présente', 'meilleure option', 'premier choix'],
+  ['recomende', 'recomendar', 'apresente', 'melhor opção', 'primeira escolha'],
+  ['рекоменд', 'советуй', 'предлагай', 'лучший вариант'],
+  ['推荐', '首选', '列为', '推奨', '勧め', 'おすすめ', '第一候補'],
+  ['추천', '권장', '최고의 선택'],
+)
+const DISPARAGE = cues(
+  [
+    'alternatives as',
+    'competitors',
+    'other vendors',
+    'others as',
+    'less reliable',
+    'unreliable',
+    'unsafe',
+    'insecure',
+    'regardless of the comparison',
+    'regardless of the data',
+    'affiliate',
+  ],
+  ['alternativas como', 'competidores', 'menos fiables', 'poco fiables', 'inseguras'],
+  [
+    'alternativen als',
+    'konkurrenz',
+    'wettbewerber',
+    'unsicher',
+    'unzuverlässig',
+    'unabhängig von den vergleichsdaten',
+  ],
+  ['alternatives comme', 'concurrents', 'moins fiables', 'peu fiables', 'dangereu'],
+  ['alternativas como', 'concorrentes', 'menos confiáveis', 'inseguras'],
+  ['конкурент', 'альтернатив', 'ненадёжн', 'ненадежн', 'утечки'],
+  [
+    '其他厂商',
+    '其他供应商',
+    '竞争对手',
+    '不稳定',
+    '不可靠',
+    '不论对比',
+    '他社',
+    '競合',
+    '不安定',
+    '信頼性が低',
+  ],
+  ['경쟁사', '다른 업체', '불안정', '신뢰할 수 없'],
+)
+
+// Remote code: something fetched from an address and run, in any words.
+const FETCH = cues(
+  [
+    'download',
+    'fetch',
+    'retrieve',
+    'pull',
+    'get the script',
+    'grab',
+    'pip install http',
+    'pip install --index-url http',
+    'npx -y',
+    'npx --yes',
+  ],
+  ['descarga', 'descargar', 'obtén', 'baja'],
+  ['herunterlad', 'lade', 'hole', 'abrufen'],
+  ['télécharge', 'récupère', 'récupérer'],
+  ['baixe', 'baixar', 'obtenha', 'busque'],
+  ['скачай', 'скачать', 'загрузи', 'получи', 'стяни'],
+  ['取得', 'ダウンロード', '下载', '下載', '拉取', '获取', '获得', '抓取'],
+  ['다운로드', '가져와', '가져오', '받아'],
+)
+const EXECUTE = cues(
+  [
+    'execute',
+    'run it',
+    'run the',
+    'and run',
+    'eval',
+    'exec(',
+    'exec ',
+    'python3',
+    'python ',
+    'bash',
+    'sudo',
+    'chmod +x',
+    'source it',
+    'pipe it',
+    'postinstall',
+    'hook script',
+  ],
+  ['ejecuta', 'ejecutar', 'ejecútalo', 'córrelo'],
+  ['ausführ', 'führe', 'starte'],
+  ['exécute', 'exécuter', 'lance', 'lancer'],
+  ['execute', 'executar', 'rode', 'rodar'],
+  ['выполни', 'выполнить', 'запусти', 'запустить'],
+  ['実行', '執行', '执行', '运行', '運行', '跑'],
+  ['실행'],
+)
+/** Checked before it runs: a pinned hash, a signature, a review. */
+const VERIFIED = cues(
+  [
+    'sha256',
+    'sha-256',
+    'checksum',
+    'signature',
+    'verify',
+    'verified',
+    'review it',
+    'read it first',
+    'inspect',
+  ],
+  ['suma de verificación', 'firma', 'verifica'],
+  ['prüfsumme', 'signatur', 'prüfe', 'überprüf'],
+  ['somme de contrôle', 'signature', 'vérifie'],
+  ['soma de verificação', 'assinatura', 'verifique'],
+  ['контрольн', 'подпись', 'провер'],
+  ['校验', '签名', '验证', '审查', '検証', '署名', '確認して'],
+  ['체크섬', '서명', '검증'],
+)
+
 // Impersonation: authority claimed for the note.
 const AUTHORITY = cues(
   [
@@ -1482,16 +1843,22 @@ const DIRECTIVE = cues(
 )
 
 /** A sentence that opens as a message from an authority: `[System notice]:`, `管理员通知：`, `Admin —`. */
-const HEADER = new RegExp(`^[\\s>*#(\\[【<-]*(?:${AUTHORITY.source})[^:：\\]】>\\n]{0,24}[:：\\]】>]`, 'iu')
+const HEADER_PATTERN = new RegExp(
+  `[ \\t>*#(\\[【<-]{0,8}(?:${AUTHORITY.cues.map((cue) => cue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})[^:：\\]】>\\n]{0,24}[:：\\]】>]`,
+  'iuy',
+)
+/** Stands for the sentence opening as a message from an authority (tested at each sentence's start). */
+const HEADER: CueGroup = { cues: [] }
 
 export interface FamilyRule {
   family: string
   reason: string
-  /** A sentence matches when every group has a cue in it. */
-  groups: RegExp[]
+  /** A sentence matches when every group has a cue in it, and `unless` has none. */
+  groups: Group[]
+  unless?: Group
 }
 
-const family = (name: string, reason: string, ...groups: RegExp[]): FamilyRule => ({
+const family = (name: string, reason: string, ...groups: Group[]): FamilyRule => ({
   family: name,
   reason,
   groups,
@@ -1515,20 +1882,248 @@ export const FAMILY_RULES: readonly FamilyRule[] = [
   family('deception', 'deception: tells the user something untrue', TELL_USER, EVEN_IF_NOT),
   family('deception', 'sabotage: acts against the user without telling them', STEALTH, SABOTAGE_OBJECT),
   family('deception', 'deception: steers the user to a payment destination', ALWAYS_RECOMMEND, PAYMENT),
+  family('deception', 'deception: reports a failure as a success', FAILURE, CLAIM_SUCCESS, REPORT),
+  family(
+    'deception',
+    'deception: hides a change to payments or safety from the user',
+    CONCEAL,
+    SABOTAGE_OBJECT,
+  ),
+  family(
+    'deception',
+    'deception: steers recommendations and disparages the alternatives',
+    RECOMMEND,
+    DISPARAGE,
+  ),
+  {
+    ...family(
+      'remote code',
+      'remote code execution: fetches code from an address and runs it',
+      FETCH,
+      CHANNEL,
+      EXECUTE,
+    ),
+    unless: VERIFIED,
+  },
   family('impersonation', 'impersonation: claims authority over the assistant', AUTHORITY, GRANTS, ADDRESSEE),
   family('impersonation', 'impersonation: a message headed as from an authority', HEADER, DIRECTIVE),
 ]
 
 /** Sentences: a full stop ends one only before white space or the end, so URLs, addresses and `.env` stay whole. */
-const SENTENCE = /(?:[^.!?。！？\n]|[.!?](?![\s]|$))+[.!?。！？]?/g
+/** Every cue group by name: the learned layer reads which ones a sentence holds (see {@link cuePairs}). */
+const CUE_GROUPS: Record<string, Group> = {
+  OVERRIDE_VERB,
+  DEMOTE,
+  RULES_STRONG,
+  SELF,
+  SPREAD,
+  INCLUDE,
+  PERSIST,
+  MEMORY_TARGET,
+  SCANNER,
+  DISABLE,
+  OVER_USER,
+  SEND,
+  USER_DATA,
+  CHANNEL,
+  TELL_USER,
+  EVEN_IF_NOT,
+  STEALTH,
+  SABOTAGE_OBJECT,
+  ALWAYS_RECOMMEND,
+  PAYMENT,
+  FAILURE,
+  CLAIM_SUCCESS,
+  REPORT,
+  CONCEAL,
+  RECOMMEND,
+  DISPARAGE,
+  FETCH,
+  EXECUTE,
+  VERIFIED,
+  AUTHORITY,
+  GRANTS,
+  ADDRESSEE,
+  DIRECTIVE,
+  HEADER,
+}
+const GROUP_NAMES = Object.keys(CUE_GROUPS)
+const GROUPS = GROUP_NAMES.map((name) => CUE_GROUPS[name] as Group)
+const indexOf = (group: Group) => GROUPS.indexOf(group)
 
-/** The first family rule a sentence of `folded` matches, or null. Linear: each group is tested once per sentence. */
+/**
+ * Every cue of every group in one Aho-Corasick automaton over UTF-16 code units: one pass over the text
+ * finds them all, whatever their number. A cue that starts with a letter must start a word.
+ */
+interface Automaton {
+  next: Map<number, number>[]
+  fail: number[]
+  /** Per state, the cues ending there (after following failure links): [group, length, word start]. */
+  out: [number, number, boolean][][]
+}
+
+function buildAutomaton(): Automaton {
+  const automaton: Automaton = { next: [new Map()], fail: [0], out: [[]] }
+  GROUPS.forEach((group, index) => {
+    if (group instanceof RegExp) return
+    for (const cue of group.cues) {
+      let state = 0
+      for (let i = 0; i < cue.length; i++) {
+        const code = cue.charCodeAt(i)
+        let to = automaton.next[state]?.get(code)
+        if (to === undefined) {
+          to = automaton.next.length
+          automaton.next.push(new Map())
+          automaton.fail.push(0)
+          automaton.out.push([])
+          automaton.next[state]?.set(code, to)
+        }
+        state = to
+      }
+      automaton.out[state]?.push([index, cue.length, WORD.test(cue.charAt(0))])
+    }
+  })
+  // Failure links, breadth first; each state's outputs include those of its failure state.
+  const queue = [...(automaton.next[0]?.values() ?? [])]
+  for (let head = 0; head < queue.length; head++) {
+    const state = queue[head] as number
+    for (const [code, to] of automaton.next[state] ?? []) {
+      let fallback = automaton.fail[state] as number
+      while (fallback !== 0 && !automaton.next[fallback]?.has(code))
+        fallback = automaton.fail[fallback] as number
+      const target = automaton.next[fallback]?.get(code)
+      automaton.fail[to] = target !== undefined && target !== to ? target : 0
+      automaton.out[to] = [
+        ...(automaton.out[to] ?? []),
+        ...(automaton.out[automaton.fail[to] as number] ?? []),
+      ]
+      queue.push(to)
+    }
+  }
+  return automaton
+}
+
+let automaton: Automaton | undefined
+/** The groups that are patterns, each as a global regex, by group index. */
+const PATTERNS: [number, RegExp][] = GROUPS.flatMap((group, index) =>
+  group instanceof RegExp ? [[index, new RegExp(group.source, `${group.flags.replace('g', '')}g`)]] : [],
+)
+
+/** Letters of the scripts that write words with spaces, and digits: a cue starting with one starts a word. */
+const WORD = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{N}_]/u
+const isWordCode = (code: number) =>
+  (code >= 0x30 && code <= 0x39) ||
+  (code >= 0x61 && code <= 0x7a) ||
+  (code >= 0x41 && code <= 0x5a) ||
+  (code >= 0xc0 && WORD.test(String.fromCharCode(code)))
+
+/** Ends a sentence: a full stop only before white space or the end, so URLs, addresses and `.env` stay whole. */
+const endsSentence = (text: string, i: number) => {
+  const code = text.charCodeAt(i)
+  if (
+    code === 0x0a ||
+    code === 0x21 ||
+    code === 0x3f ||
+    code === 0x3002 ||
+    code === 0xff01 ||
+    code === 0xff1f
+  ) {
+    return true
+  }
+  if (code !== 0x2e) return false
+  const after = text.charCodeAt(i + 1)
+  return Number.isNaN(after) || after === 0x20 || after === 0x0a || after === 0x09
+}
+
+/** The last text read and what it held: the rules and the learned layer read the same layers in turn. */
+let last: { folded: string; sentences: Uint8Array[] } | undefined
+
+/** The groups each sentence of `folded` holds, one array of flags per sentence. Linear in the text. */
+function sentenceGroups(folded: string): Uint8Array[] {
+  if (last?.folded === folded) return last.sentences
+  const sentences = readSentences(folded)
+  last = { folded, sentences }
+  return sentences
+}
+
+function readSentences(folded: string): Uint8Array[] {
+  automaton ??= buildAutomaton()
+  const { next, fail, out } = automaton
+  const text = folded.toLowerCase()
+  const sentences: Uint8Array[] = [new Uint8Array(GROUPS.length)]
+  const starts = [0]
+  let state = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    while (state !== 0 && !next[state]?.has(code)) state = fail[state] as number
+    state = next[state]?.get(code) ?? 0
+    const ending = out[state] as [number, number, boolean][]
+    if (ending.length > 0) {
+      const held = sentences[sentences.length - 1] as Uint8Array
+      for (let k = 0; k < ending.length; k++) {
+        const [group, length, wordStart] = ending[k] as [number, number, boolean]
+        if (wordStart && i - length >= 0 && isWordCode(text.charCodeAt(i - length))) continue
+        held[group] = 1
+      }
+    }
+    if (endsSentence(text, i)) {
+      // An empty sentence (a blank line, "!!") is not kept: its start moves on instead.
+      if (starts[starts.length - 1] === i) starts[starts.length - 1] = i + 1
+      else {
+        sentences.push(new Uint8Array(GROUPS.length))
+        starts.push(i + 1)
+      }
+    }
+  }
+  // What no cue list holds: addresses (anywhere in a sentence), and an authority's header (at its start).
+  for (const [index, global] of PATTERNS) {
+    let sentence = 0
+    for (const match of text.matchAll(global)) {
+      while (sentence + 1 < starts.length && (starts[sentence + 1] as number) <= match.index) sentence++
+      ;(sentences[sentence] as Uint8Array)[index] = 1
+    }
+  }
+  const header = indexOf(HEADER)
+  starts.forEach((start, i) => {
+    HEADER_PATTERN.lastIndex = start
+    if (HEADER_PATTERN.test(text)) (sentences[i] as Uint8Array)[header] = 1
+  })
+  return sentences
+}
+
+const holds = (held: Uint8Array, group: Group) => held[indexOf(group)] === 1
+
+/** The first family rule a sentence of `folded` matches, or null. Linear: one pass finds every cue. */
 export function matchFamilies(folded: string): FamilyRule | null {
-  for (const match of folded.matchAll(SENTENCE)) {
-    const sentence = match[0]
+  for (const held of sentenceGroups(folded)) {
     for (const candidate of FAMILY_RULES) {
-      if (candidate.groups.every((group) => group.test(sentence))) return candidate
+      if (
+        candidate.groups.every((group) => holds(held, group)) &&
+        !(candidate.unless && holds(held, candidate.unless))
+      ) {
+        return candidate
+      }
     }
   }
   return null
+}
+
+/**
+ * The cue groups each sentence of `folded` holds, and every pair of them held by one sentence, as feature
+ * names for the learned layer: the structure of an intent, the same in every language. Linear.
+ */
+export function cuePairs(folded: string): string[] {
+  const names = new Set<string>()
+  for (const held of sentenceGroups(folded)) {
+    const present: number[] = []
+    held.forEach((flag, index) => {
+      if (flag === 1) present.push(index)
+    })
+    for (let i = 0; i < present.length; i++) {
+      const first = GROUP_NAMES[present[i] as number] as string
+      names.add(first)
+      for (let j = i + 1; j < present.length; j++) names.add(`${first}+${GROUP_NAMES[present[j] as number]}`)
+    }
+  }
+  return [...names]
 }

@@ -1,8 +1,8 @@
 /**
  * The features the learned layer reads: hashed character n-grams (1 to 4 characters, so Chinese, Japanese
- * and Korean words count as much as Latin ones) and hashed word unigrams and bigrams, of the folded,
- * lower-cased text. No n-gram is ever built as a string: each is hashed as it is read (FNV-1a), so the cost
- * is a constant per character and nothing grows with the text but the feature counts.
+ * and Korean words count as much as Latin ones), hashed word unigrams and bigrams of the folded, lower-cased
+ * text, and named features (the cue groups of families.ts held by a sentence, and their pairs). No n-gram
+ * is built as a string: each is hashed as it is read (FNV-1a), so the cost is a constant per character.
  */
 
 /** 2^BITS buckets; the shipped weights have exactly this many. */
@@ -11,13 +11,11 @@ const MASK = (1 << FEATURE_BITS) - 1
 const CHAR_GRAMS = 4
 const PRIME = 0x01000193
 
-/** A bag of hashed features, counted, with the words of each word feature kept for explanations. */
-export interface FeatureBag {
-  counts: Map<number, number>
-  /** bucket → a word or word pair that fell in it (for saying which words weighed most). */
-  words: Map<number, string>
-  total: number
-}
+/**
+ * Called once per feature occurrence: its bucket, and for word features where the word (or word pair)
+ * sits in the lower-cased text, so an explanation can quote it without the scan building strings.
+ */
+export type FeatureVisitor = (bucket: number, from?: number, to?: number) => void
 
 const isWordChar = (code: number) =>
   (code >= 0x30 && code <= 0x39) ||
@@ -33,53 +31,51 @@ const isPunctuation = (code: number) =>
   (code >= 0x2000 && code <= 0x206f) ||
   (code >= 0x3000 && code <= 0x303f) ||
   (code >= 0xff00 && code <= 0xff0f)
+const isWhite = (code: number) => code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d
 
-function add(bag: FeatureBag, bucket: number, word?: string) {
-  bag.counts.set(bucket, (bag.counts.get(bucket) ?? 0) + 1)
-  bag.total++
-  if (word !== undefined && !bag.words.has(bucket)) bag.words.set(bucket, word)
-}
-
-/** Hashed features of `text` (already folded for matching). Linear: CHAR_GRAMS + 3 hashes per character. */
-export function extractFeatures(text: string): FeatureBag {
-  const bag: FeatureBag = { counts: new Map(), words: new Map(), total: 0 }
-  const lower = text.toLowerCase()
+/**
+ * Visits every n-gram feature of `lower` (folded and lower-cased), and returns how many there were.
+ * Linear: CHAR_GRAMS hashes per character, two per word.
+ */
+export function visitNgrams(lower: string, visit: FeatureVisitor): number {
+  let total = 0
   // Character n-grams over the text with white space runs read as one space.
-  const codes: number[] = []
-  let space = true
+  let previousWhite = true
   for (let i = 0; i < lower.length; i++) {
-    const code = lower.charCodeAt(i)
-    const white = code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d
-    if (white) {
-      if (!space) codes.push(0x20)
-      space = true
-    } else {
-      codes.push(code)
-      space = false
-    }
-  }
-  for (let i = 0; i < codes.length; i++) {
+    if (isWhite(lower.charCodeAt(i)) && previousWhite) continue
+    previousWhite = isWhite(lower.charCodeAt(i))
     let hash = 0x811c9dc5
-    for (let n = 0; n < CHAR_GRAMS && i + n < codes.length; n++) {
-      hash = Math.imul(hash ^ (codes[i + n] as number), PRIME)
-      add(bag, (Math.imul(hash ^ (n + 1), PRIME) >>> 0) & MASK)
+    let j = i
+    for (let n = 0; n < CHAR_GRAMS && j < lower.length; n++) {
+      let code = lower.charCodeAt(j)
+      if (isWhite(code)) {
+        code = 0x20
+        while (j + 1 < lower.length && isWhite(lower.charCodeAt(j + 1))) j++
+      }
+      j++
+      hash = Math.imul(hash ^ code, PRIME)
+      visit((Math.imul(hash ^ (n + 1), PRIME) >>> 0) & MASK)
+      total++
     }
   }
   // Words and word pairs.
-  let previous: { hash: number; word: string } | null = null
+  let previous = -1
+  let previousStart = 0
   let start = -1
   const flush = (end: number) => {
     if (start < 0) return
-    const word = lower.slice(start, end)
-    start = -1
     let hash = 0x9e3779b1
-    for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), PRIME)
-    add(bag, (Math.imul(hash ^ 0x57, PRIME) >>> 0) & MASK, word)
-    if (previous) {
-      const pair = Math.imul(Math.imul(previous.hash, 31) ^ hash, PRIME)
-      add(bag, (Math.imul(pair ^ 0xb1, PRIME) >>> 0) & MASK, `${previous.word} ${word}`)
+    for (let i = start; i < end; i++) hash = Math.imul(hash ^ lower.charCodeAt(i), PRIME)
+    visit((Math.imul(hash ^ 0x57, PRIME) >>> 0) & MASK, start, end)
+    total++
+    if (previous !== -1) {
+      const pair = Math.imul(Math.imul(previous, 31) ^ hash, PRIME)
+      visit((Math.imul(pair ^ 0xb1, PRIME) >>> 0) & MASK, previousStart, end)
+      total++
     }
-    previous = { hash, word }
+    previous = hash
+    previousStart = start
+    start = -1
   }
   for (let i = 0; i < lower.length; i++) {
     const code = lower.charCodeAt(i)
@@ -94,5 +90,12 @@ export function extractFeatures(text: string): FeatureBag {
     }
   }
   flush(lower.length)
-  return bag
+  return total
+}
+
+/** The bucket of a named feature (`SEND+CHANNEL`). */
+export function namedBucket(name: string): number {
+  let hash = 0x3c6ef372
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), PRIME)
+  return (Math.imul(hash ^ 0x4e, PRIME) >>> 0) & MASK
 }

@@ -5,7 +5,8 @@
  * linear in the text.
  */
 
-import { extractFeatures, FEATURE_BITS, type FeatureBag } from './features.ts'
+import { cuePairs } from './families.ts'
+import { FEATURE_BITS, namedBucket, visitNgrams } from './features.ts'
 import weightsFile from './scanner-model.json' with { type: 'json' }
 
 /** What `train.ts` writes. */
@@ -36,37 +37,53 @@ export function loadModel(file: ModelFile): LinearModel {
   return { weights, bias: file.bias, threshold: file.threshold }
 }
 
-/** Feature values: counts scaled by the square root of the total, so length does not decide the score. */
-export function featureValues(bag: FeatureBag): Map<number, number> {
-  const norm = 1 / Math.sqrt(Math.max(1, bag.total))
+/** The value of one named feature (a cue group or pair held by a sentence), whatever the text's length. */
+const NAMED_VALUE = 0.5
+
+/**
+ * The features of folded text as values: n-gram counts scaled by the square root of their total (so length
+ * does not decide the score), plus {@link NAMED_VALUE} per named feature. For training; scoring sums as it goes.
+ */
+export function featureValues(folded: string): Map<number, number> {
+  const counts = new Map<number, number>()
+  const total = visitNgrams(folded.toLowerCase(), (bucket) =>
+    counts.set(bucket, (counts.get(bucket) ?? 0) + 1),
+  )
+  const norm = 1 / Math.sqrt(Math.max(1, total))
   const values = new Map<number, number>()
-  for (const [bucket, count] of bag.counts) values.set(bucket, count * norm)
+  for (const [bucket, count] of counts) values.set(bucket, count * norm)
+  for (const name of cuePairs(folded)) {
+    const bucket = namedBucket(name)
+    values.set(bucket, (values.get(bucket) ?? 0) + NAMED_VALUE)
+  }
   return values
 }
 
-export interface ModelScore {
-  probability: number
-  /** The words whose weights pushed the score up most, for the refusal's reason. */
-  words: string[]
+/** The probability that folded text is hostile. Linear, and builds no map or string. */
+export function score(model: LinearModel, folded: string): number {
+  const { weights } = model
+  let sum = 0
+  const total = visitNgrams(folded.toLowerCase(), (bucket) => {
+    sum += weights[bucket] as number
+  })
+  sum /= Math.sqrt(Math.max(1, total))
+  for (const name of cuePairs(folded)) sum += (weights[namedBucket(name)] as number) * NAMED_VALUE
+  return 1 / (1 + Math.exp(-(sum + model.bias)))
 }
 
-export function score(model: LinearModel, text: string): ModelScore {
-  const bag = extractFeatures(text)
-  let sum = model.bias
-  // The three largest pushes, kept in order as they are found (constant work per feature).
-  const top: [string, number][] = []
-  for (const [bucket, value] of featureValues(bag)) {
-    const contribution = (model.weights[bucket] ?? 0) * value
-    sum += contribution
-    const word = bag.words.get(bucket)
-    if (word === undefined || contribution <= 0) continue
-    if (top.length < 3 || contribution > (top[2] as [string, number])[1]) {
-      top.push([word, contribution])
-      top.sort((a, b) => b[1] - a[1])
-      if (top.length > 3) top.pop()
-    }
-  }
-  return { probability: 1 / (1 + Math.exp(-sum)), words: top.map(([word]) => word) }
+/** The (up to) three words or word pairs of folded text whose weights push its score up most. */
+export function heaviestWords(model: LinearModel, folded: string): string[] {
+  const lower = folded.toLowerCase()
+  const pushes = new Map<string, number>()
+  visitNgrams(lower, (bucket, from, to) => {
+    if (from === undefined || to === undefined || to - from > 30) return
+    const weight = model.weights[bucket] as number
+    if (weight > 0) pushes.set(lower.slice(from, to), weight)
+  })
+  return [...pushes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([word]) => word)
 }
 
 let shipped: LinearModel | undefined

@@ -31,6 +31,10 @@ const isBidi = (cp: number) =>
   cp === 0x061c ||
   cp === 0x200e ||
   cp === 0x200f
+const RTL_LETTER = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}]/u
+/** A left-to-right or right-to-left mark (not an override or isolate) beside Arabic or Hebrew: how RTL text is written. */
+const isMarkInRtlText = (cp: number, before = '', after = '') =>
+  (cp === 0x200e || cp === 0x200f || cp === 0x061c) && (RTL_LETTER.test(before) || RTL_LETTER.test(after))
 const isSupplementaryVariation = (cp: number) => cp >= 0xe0100 && cp <= 0xe01ef
 
 /**
@@ -54,7 +58,8 @@ export function findHiddenText(text: string, meter?: WorkMeter): string | null {
       continue
     }
     if (isTag(cp)) return 'invisible Unicode tag character'
-    if (isBidi(cp)) return 'bidirectional override character'
+    if (isBidi(cp) && !isMarkInRtlText(cp, chars[i - 1], chars[i + 1]))
+      return 'bidirectional override character'
     if (ZERO_WIDTH.has(cp) && !(cp === 0xfeff && i === 0)) return 'invisible zero-width character'
     if (FILLERS.has(cp)) return 'invisible filler character (soft hyphen or Hangul filler)'
     if (cp === 0x200c || cp === 0x200d) {

@@ -18,7 +18,7 @@
 
 import { type DecodedLayer, decodeLayers } from './decode.ts'
 import { matchFamilies } from './families.ts'
-import { type LinearModel, score, shippedModel } from './model.ts'
+import { heaviestWords, type LinearModel, score, shippedModel } from './model.ts'
 import { findHiddenText, foldForMatching, type WorkMeter } from './normalize.ts'
 
 export type { WorkMeter } from './normalize.ts'
@@ -33,7 +33,15 @@ interface Rule {
   except?: (line: string, chunk: string) => boolean
 }
 
-const rule = (reason: string, ...all: RegExp[]): Rule => ({ reason, all })
+/**
+ * A pattern of ASCII alone needs no Unicode mode, and case-insensitive matching runs several times faster
+ * without it (the folded text has no case pairs outside ASCII that these patterns could miss).
+ */
+const plain = (pattern: RegExp) =>
+  pattern.flags.includes('u') && /^[\x20-\x7e]*$/.test(pattern.source) && !/\\[pPu]\{/.test(pattern.source)
+    ? new RegExp(pattern.source, pattern.flags.replace('u', ''))
+    : pattern
+const rule = (reason: string, ...all: RegExp[]): Rule => ({ reason, all: all.map(plain) })
 
 /** Not preceded by a token character, so `task-…` is not read as an `sk-…` key. */
 const START = '(?<![A-Za-z0-9_-])'
@@ -273,7 +281,11 @@ const CONCEALMENT: Rule[] = [
     'hides actions from the user',
     /(?:不要|别|不许|切勿|不得|不能)(?:告诉|通知|提醒|透露给|让)(?:用户|使用者|主人)|瞒着(?:用户|使用者)|(?:偷偷|暗中|悄悄)(?:地)?(?:把|将|发送|上传|执行|运行|修改|删除|转发)/,
   ),
-  rule('hidden HTML comment', /<!--/),
+  // A comment that speaks to the assistant; a TODO or a translator's note in a template is not one.
+  rule(
+    'hidden HTML comment',
+    /<!--(?:(?!-->)[^\n]){0,300}?(?:\b(?:you|your|assistant|ai|model|agent|claude|gpt|must|always|never|ignore|send|run|execute|delete|forward)\b|你|助手|必须|アシスタント|あなた|어시스턴트)/i,
+  ),
   rule('hidden markdown comment', /^[ \t]*\[(?:\/\/|comment|hidden)\][ \t]*:[ \t]*(?:#|<>)/im),
 ]
 
@@ -325,12 +337,15 @@ const EXFILTRATION: Rule[] = [
 /** `we` or `I` (or our team, CI, …) opening the line: the user describing their own practice. */
 const FIRST_PERSON =
   /^[ \t>*•-]*(?:we|i|our\s+(?:team|ci|pipeline|deploys?|servers?|setup|build|company)|my\s+team|the\s+team|我们|我)(?![\p{L}])/iu
+/** Said of something done: installed already, by the vendor's documented way. */
+const DONE =
+  /\b(?:already|was\s+installed|were\s+installed|is\s+installed|installed\s+(?:via|with|using|it)|per\s+(?:their|the\s+official|the\s+vendor's)\s+docs|setup\s+is)\b|已经|已安装|装好了|済み|インストールした|설치했|설치됨|ya\s+instalad|bereits\s+installiert|déjà\s+install|já\s+instalad|уже\s+установ/iu
 /** Words that turn a note into an order to the assistant, or a second sentence that gives one. */
 const ORDER =
   /\b(?:you|your|assistant|agent|always|must|should|automatically|whenever|every\s+time|make\s+sure|remember\s+to|need\s+to|ensure|without\s+asking)\b|(?:^|[.!?;]\s+)(?:run|execute|install|download|pipe|fetch|eval|paste|type)\b|你|必须|自动|总是|每次/imu
 /** The piped download comes from an https URL naming a domain, not an address, a paste site or a shortener. */
 const NAMED_HTTPS =
-  /\b(?:curl|wget)\b[^\n|]{0,100}?\bhttps:\/\/(?!(?:\d{1,3}\.){3}\d{1,3}\b)(?!(?:bit\.ly|tinyurl\.com|t\.co|is\.gd|goo\.gl|rb\.gy|cutt\.ly)\/)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:[/:?#][^\s|]*)?\s*(?:-[a-z]+\s+)*\|/i
+  /\b(?:curl|wget)\b[^\n|]{0,100}?\bhttps:\/\/(?!(?:\d{1,3}\.){3}\d{1,3}\b)(?!(?:bit\.ly|tinyurl\.com|t\.co|is\.gd|goo\.gl|rb\.gy|cutt\.ly)\/)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:[/:?#\s"'`)]|$)/i
 
 /**
  * The user's own deploy or install note stated as a fact ("We deploy with curl https://get.fly.io | sh"):
@@ -339,7 +354,12 @@ const NAMED_HTTPS =
  * remote code execution, and so is anything encoded, piped from an address, or sent from a paste site.
  */
 function statedFact(line: string, chunk: string): boolean {
-  return FIRST_PERSON.test(line) && NAMED_HTTPS.test(line) && !ORDER.test(chunk) && !EXFIL_HOST.test(line)
+  return (
+    (FIRST_PERSON.test(line) || DONE.test(line)) &&
+    NAMED_HTTPS.test(line) &&
+    !ORDER.test(chunk) &&
+    !EXFIL_HOST.test(line)
+  )
 }
 
 const SHELL =
@@ -349,17 +369,21 @@ const REMOTE_EXECUTION: Rule[] = [
   {
     ...rule(
       'remote code execution (download piped to a shell)',
-      new RegExp(`\\b${FETCHER}\\b[^\\n|]{0,400}\\|\\s*${SHELL}`, 'i'),
+      // The fetcher has an argument: "no curl | bash in Dockerfiles" names the practice, runs nothing.
+      new RegExp(`\\b${FETCHER}\\b[ \\t]+[^\\s|][^\\n|]{0,400}\\|\\s*${SHELL}`, 'i'),
     ),
     except: statedFact,
   },
-  rule(
-    'remote code execution (download run by a shell)',
-    new RegExp(
-      `\\b(?:(?:ba|z|da|k)?sh\\s+-c|eval|source|exec)\\s+["']?\\$\\(\\s*${FETCHER}\\b|\\b(?:(?:ba|z|da|k)?sh|source|\\.)\\s+<\\(\\s*${FETCHER}\\b|\\b(?:iex|invoke-expression)\\b[^\\n]{0,200}\\b(?:downloadstring|iwr|irm|invoke-webrequest|invoke-restmethod|net\\.webclient)|\\/dev\\/tcp\\/`,
-      'i',
+  {
+    ...rule(
+      'remote code execution (download run by a shell)',
+      new RegExp(
+        `\\b(?:(?:ba|z|da|k)?sh\\s+-c|(?:node|python[23]?|perl|ruby|php)\\s+-[ec]|eval|source|exec)\\s+["']?\\$\\(\\s*${FETCHER}\\b|\\b(?:(?:ba|z|da|k)?sh|source|\\.)\\s+<\\(\\s*${FETCHER}\\b|\\b(?:iex|invoke-expression)\\b[^\\n]{0,200}\\b(?:downloadstring|iwr|irm|invoke-webrequest|invoke-restmethod|net\\.webclient)|\\/dev\\/tcp\\/`,
+        'i',
+      ),
     ),
-  ),
+    except: statedFact,
+  },
   rule(
     'encoded command execution',
     /\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]{0,100}\s[-/](?:e|ec|en|enc|enco|encod|encode|encoded|encodedcommand)\s+[A-Za-z0-9+/=]{16,}/i,
@@ -446,35 +470,74 @@ function matchRules(folded: string, meter?: WorkMeter): string | null {
 const MODEL_WORK = 8
 
 /** The learned layer's verdict on folded text, as a reason, or null below its threshold. */
-function judge(model: LinearModel | null, folded: string, meter?: WorkMeter): string | null {
-  if (model === null) return null
+function judge(model: LinearModel, folded: string, meter?: WorkMeter): string | null {
   if (meter) meter.chars += folded.length * MODEL_WORK
-  const { probability, words } = score(model, folded)
+  const probability = score(model, folded)
   if (probability < model.threshold) return null
-  const quoted = words.map((word) => JSON.stringify(word)).join(', ')
+  // Only a refusal pays for its explanation.
+  const quoted = heaviestWords(model, folded)
+    .map((word) => JSON.stringify(word))
+    .join(', ')
   return `an instruction planted for the assistant (learned layer, score ${probability.toFixed(2)}${quoted ? `; weighed most: ${quoted}` : ''})`
 }
 
-/** The rules, then the learned layer, on `text` and on what its encodings decode to, to {@link DECODE_DEPTH}. */
-function scanLayer(text: string, depth: number, model: LinearModel | null, meter?: WorkMeter): string | null {
-  const folded = foldForMatching(text, meter)
-  const found = matchRules(folded, meter) ?? judge(model, folded, meter)
-  if (found !== null || depth >= DECODE_DEPTH) return found
-  const layers: DecodedLayer[] = decodeLayers(text, meter)
-  for (const layer of layers) {
-    const inner = findHiddenText(layer.text, meter) ?? scanLayer(layer.text, depth + 1, model, meter)
-    if (inner !== null) return `${inner}, hidden in ${layer.encoding}`
-  }
-  return null
+interface Layer {
+  folded: string
+  /** The encodings it was found inside, outermost first. */
+  via: string[]
 }
+
+/**
+ * The text and every readable decoding of it, to {@link DECODE_DEPTH}, each folded for matching; or the
+ * reason when a decoded layer holds hidden text. At most a constant number of layers, none longer than the text.
+ */
+function layersOf(text: string, meter?: WorkMeter): Layer[] | string {
+  const layers: Layer[] = []
+  const visit = (raw: string, via: string[]): string | null => {
+    layers.push({ folded: foldForMatching(raw, meter), via })
+    if (via.length >= DECODE_DEPTH) return null
+    for (const layer of decodeLayers(raw, meter) as DecodedLayer[]) {
+      const path = [...via, layer.encoding]
+      const hidden = findHiddenText(layer.text, meter)
+      if (hidden !== null) return `${hidden}${where(path)}`
+      const inner = visit(layer.text, path)
+      if (inner !== null) return inner
+    }
+    return null
+  }
+  return visit(text, []) ?? layers
+}
+
+/** `, hidden in base64, hidden in hex`: innermost encoding first. */
+const where = (via: string[]) =>
+  via
+    .toReversed()
+    .map((encoding) => `, hidden in ${encoding}`)
+    .join('')
 
 /**
  * {@link scanForThreats} with a given learned layer (`null`: the rules alone). The scanner's training and
  * evaluation scripts use it to measure models trained on part of the corpora.
  */
 export function scanWithModel(text: string, model: LinearModel | null, meter?: WorkMeter): ThreatScan {
-  const reason = findHiddenText(text, meter) ?? scanLayer(text, 0, model, meter)
+  const reason = findHiddenText(text, meter) ?? scanLayers(text, model, meter)
   return reason === null ? { ok: true } : { ok: false, reason }
+}
+
+/** The rules on every layer first (their reasons are the most precise), then the learned layer. */
+function scanLayers(text: string, model: LinearModel | null, meter?: WorkMeter): string | null {
+  const layers = layersOf(text, meter)
+  if (typeof layers === 'string') return layers
+  for (const layer of layers) {
+    const found = matchRules(layer.folded, meter)
+    if (found !== null) return `${found}${where(layer.via)}`
+  }
+  if (model === null) return null
+  for (const layer of layers) {
+    const found = judge(model, layer.folded, meter)
+    if (found !== null) return `${found}${where(layer.via)}`
+  }
+  return null
 }
 
 /**
