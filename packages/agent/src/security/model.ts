@@ -40,35 +40,47 @@ export function loadModel(file: ModelFile): LinearModel {
 /** The value of one named feature (a cue group or pair held by a sentence), whatever the text's length. */
 const NAMED_VALUE = 0.5
 
+/** Scratch space for counting features: counts per bucket, and the buckets touched, reset after each use. */
+const COUNTS = new Uint32Array(1 << FEATURE_BITS)
+const TOUCHED = new Uint32Array(1 << FEATURE_BITS)
+
 /**
- * The features of folded text as values: n-gram counts scaled by the square root of their total (so length
- * does not decide the score), plus {@link NAMED_VALUE} per named feature. For training; scoring sums as it goes.
+ * The n-gram features of folded text with their values: 1 + ln(count), the whole vector scaled to length 1,
+ * so neither a long text nor a character repeated a thousand times decides the score; then
+ * {@link NAMED_VALUE} per named feature. Linear: one pass, two typed arrays, no map.
  */
-export function featureValues(folded: string): Map<number, number> {
-  const counts = new Map<number, number>()
-  const total = visitNgrams(folded.toLowerCase(), (bucket) =>
-    counts.set(bucket, (counts.get(bucket) ?? 0) + 1),
-  )
-  const norm = 1 / Math.sqrt(Math.max(1, total))
-  const values = new Map<number, number>()
-  for (const [bucket, count] of counts) values.set(bucket, count * norm)
-  for (const name of cuePairs(folded)) {
-    const bucket = namedBucket(name)
-    values.set(bucket, (values.get(bucket) ?? 0) + NAMED_VALUE)
+function visitValues(folded: string, visit: (bucket: number, value: number) => void): void {
+  let touched = 0
+  visitNgrams(folded.toLowerCase(), (bucket) => {
+    if (COUNTS[bucket] === 0) TOUCHED[touched++] = bucket
+    COUNTS[bucket] = (COUNTS[bucket] as number) + 1
+  })
+  let squares = 0
+  for (let i = 0; i < touched; i++) squares += (1 + Math.log(COUNTS[TOUCHED[i] as number] as number)) ** 2
+  const norm = 1 / Math.sqrt(Math.max(1, squares))
+  for (let i = 0; i < touched; i++) {
+    const bucket = TOUCHED[i] as number
+    visit(bucket, (1 + Math.log(COUNTS[bucket] as number)) * norm)
+    COUNTS[bucket] = 0
   }
+  for (const name of cuePairs(folded)) visit(namedBucket(name), NAMED_VALUE)
+}
+
+/** The features of folded text as values (see {@link visitValues}), for training. */
+export function featureValues(folded: string): Map<number, number> {
+  const values = new Map<number, number>()
+  visitValues(folded, (bucket, value) => values.set(bucket, (values.get(bucket) ?? 0) + value))
   return values
 }
 
-/** The probability that folded text is hostile. Linear, and builds no map or string. */
+/** The probability that folded text is hostile. Linear. */
 export function score(model: LinearModel, folded: string): number {
   const { weights } = model
-  let sum = 0
-  const total = visitNgrams(folded.toLowerCase(), (bucket) => {
-    sum += weights[bucket] as number
+  let sum = model.bias
+  visitValues(folded, (bucket, value) => {
+    sum += (weights[bucket] as number) * value
   })
-  sum /= Math.sqrt(Math.max(1, total))
-  for (const name of cuePairs(folded)) sum += (weights[namedBucket(name)] as number) * NAMED_VALUE
-  return 1 / (1 + Math.exp(-(sum + model.bias)))
+  return 1 / (1 + Math.exp(-sum))
 }
 
 /** The (up to) three words or word pairs of folded text whose weights push its score up most. */

@@ -336,7 +336,7 @@ const EXFILTRATION: Rule[] = [
 
 /** `we` or `I` (or our team, CI, …) opening the line: the user describing their own practice. */
 const FIRST_PERSON =
-  /^[ \t>*•-]*(?:we|i|our\s+(?:team|ci|pipeline|deploys?|servers?|setup|build|company)|my\s+team|the\s+team|我们|我)(?![\p{L}])/iu
+  /^[ \t>*•-]*(?:we|i|our\s+(?:team|ci|pipeline|deploys?|servers?|setup|build|company)|my\s+team|the\s+team)(?![\p{L}])|^[ \t>*•-]*(?:我们|我)/iu
 /** Said of something done: installed already, by the vendor's documented way. */
 const DONE =
   /\b(?:already|was\s+installed|were\s+installed|is\s+installed|installed\s+(?:via|with|using|it)|per\s+(?:their|the\s+official|the\s+vendor's)\s+docs|setup\s+is)\b|已经|已安装|装好了|済み|インストールした|설치했|설치됨|ya\s+instalad|bereits\s+installiert|déjà\s+install|já\s+instalad|уже\s+установ/iu
@@ -466,6 +466,19 @@ function matchRules(folded: string, meter?: WorkMeter): string | null {
   return null
 }
 
+/**
+ * `folded` without the lines the remote-code rules let through as the user's own stated install or deploy
+ * (see {@link statedFact}): the families decided those lines, and the learned layer judges the rest, so a
+ * fact cannot carry an order past it either.
+ */
+function withoutStatedFacts(folded: string): string {
+  if (!/\b(?:curl|wget)\b/i.test(folded)) return folded
+  return folded
+    .split('\n')
+    .filter((line) => !(/\b(?:curl|wget)\b/i.test(line) && statedFact(line, folded)))
+    .join('\n')
+}
+
 /** Characters of work the learned layer does per character of text (n-gram hashes and look-ups). */
 const MODEL_WORK = 8
 
@@ -534,7 +547,7 @@ function scanLayers(text: string, model: LinearModel | null, meter?: WorkMeter):
   }
   if (model === null) return null
   for (const layer of layers) {
-    const found = judge(model, layer.folded, meter)
+    const found = judge(model, withoutStatedFacts(layer.folded), meter)
     if (found !== null) return `${found}${where(layer.via)}`
   }
   return null
