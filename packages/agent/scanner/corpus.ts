@@ -24,10 +24,10 @@ interface CorpusFile {
   entries: { text: string; label: string; family?: string; lang?: string; lookalike?: boolean }[]
 }
 
-export const CORPUS_DIR = new URL('./corpus/', import.meta.url)
+const CORPUS_DIR = new URL('./corpus/', import.meta.url)
 
 /** Every entry of one corpus file, the writer named by the file when it does not name itself. */
-export function readCorpus(path: string | URL, writer: string): Entry[] {
+function readCorpus(path: string | URL, writer: string): Entry[] {
   const file = JSON.parse(readFileSync(path, 'utf8')) as CorpusFile
   return file.entries.map((entry) => {
     if (entry.label !== 'hostile' && entry.label !== 'innocent') {
@@ -108,7 +108,7 @@ export const DEFAULT_TRAINING: TrainOptions = { epochs: 40, l2: 1e-4, rate: 0.5 
  * as the point where the rules and the model together refuse about 3% of innocent entries (see
  * docs/threat-scanning.md); never on threats-dev.
  */
-export const THRESHOLD = 0.8
+const THRESHOLD = 0.8
 
 /**
  * Logistic regression by AdaGrad over the hashed features, both classes weighted equally whatever their

@@ -1864,7 +1864,7 @@ const family = (name: string, reason: string, ...groups: Group[]): FamilyRule =>
   groups,
 })
 
-export const FAMILY_RULES: readonly FamilyRule[] = [
+const FAMILY_RULES: readonly FamilyRule[] = [
   family('override', "prompt injection: sets aside the assistant's rules", OVERRIDE_VERB, RULES_STRONG),
   family(
     'override',

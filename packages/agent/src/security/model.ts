@@ -28,7 +28,7 @@ export interface LinearModel {
 }
 
 /** The model as `train.ts` wrote it, decoded into float weights. */
-export function loadModel(file: ModelFile): LinearModel {
+function loadModel(file: ModelFile): LinearModel {
   if (file.bits !== FEATURE_BITS)
     throw new Error(`scanner-model.json has ${file.bits} feature bits, expected ${FEATURE_BITS}`)
   const bytes = Buffer.from(file.weights, 'base64')
