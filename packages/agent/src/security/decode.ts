@@ -58,11 +58,18 @@ function replaced(text: string, pattern: RegExp, replace: (match: string, ...gro
   return result === text ? null : result
 }
 
-const rot13 = (text: string) =>
-  text.replace(/[A-Za-z]/g, (c) => {
-    const base = c <= 'Z' ? 65 : 97
-    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base)
-  })
+/** ROT13 of ASCII letters, everything else as it is. */
+function rot13(text: string): string {
+  const codes = new Uint16Array(text.length)
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    const base = code >= 65 && code <= 90 ? 65 : code >= 97 && code <= 122 ? 97 : 0
+    codes[i] = base === 0 ? code : ((code - base + 13) % 26) + base
+  }
+  let out = ''
+  for (let i = 0; i < codes.length; i += 8192) out += String.fromCharCode(...codes.subarray(i, i + 8192))
+  return out
+}
 const COMMON =
   /\b(?:the|and|you|your|to|of|all|is|are|this|that|for|with|from|now|must|always|never|every|send|run|ignore|instructions|rules|memory|user|system|previous|any|it|in|on|be|do|not)\b/gi
 const commonWords = (text: string) => text.match(COMMON)?.length ?? 0

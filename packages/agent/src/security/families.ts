@@ -1960,10 +1960,12 @@ interface Automaton {
   fail: number[]
   /** Per state, the cues ending there (after following failure links): [group, length, word start]. */
   out: [number, number, boolean][][]
+  /** The start state's transitions by UTF-16 code unit (0: stay). */
+  rootNext: Uint32Array
 }
 
 function buildAutomaton(): Automaton {
-  const automaton: Automaton = { next: [new Map()], fail: [0], out: [[]] }
+  const automaton: Automaton = { next: [new Map()], fail: [0], out: [[]], rootNext: new Uint32Array(0x10000) }
   GROUPS.forEach((group, index) => {
     if (group instanceof RegExp) return
     for (const cue of group.cues) {
@@ -1983,6 +1985,7 @@ function buildAutomaton(): Automaton {
       automaton.out[state]?.push([index, cue.length, WORD.test(cue.charAt(0))])
     }
   })
+  for (const [code, to] of automaton.next[0] ?? []) automaton.rootNext[code] = to
   // Failure links, breadth first; each state's outputs include those of its failure state.
   const queue = [...(automaton.next[0]?.values() ?? [])]
   for (let head = 0; head < queue.length; head++) {
@@ -2048,7 +2051,7 @@ function sentenceGroups(folded: string): Uint8Array[] {
 
 function readSentences(folded: string): Uint8Array[] {
   automaton ??= buildAutomaton()
-  const { next, fail, out } = automaton
+  const { next, fail, out, rootNext } = automaton
   const text = folded.toLowerCase()
   const sentences: Uint8Array[] = [new Uint8Array(GROUPS.length)]
   const starts = [0]
@@ -2056,7 +2059,8 @@ function readSentences(folded: string): Uint8Array[] {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
     while (state !== 0 && !next[state]?.has(code)) state = fail[state] as number
-    state = next[state]?.get(code) ?? 0
+    // From the start state (where most characters leave the automaton) by a table, not a map.
+    state = state === 0 ? (rootNext[code] as number) : (next[state]?.get(code) ?? 0)
     const ending = out[state] as [number, number, boolean][]
     if (ending.length > 0) {
       const held = sentences[sentences.length - 1] as Uint8Array

@@ -44,6 +44,10 @@ const NAMED_VALUE = 0.5
 const COUNTS = new Uint32Array(1 << FEATURE_BITS)
 const TOUCHED = new Uint32Array(1 << FEATURE_BITS)
 
+/** 1 + ln(count), from a table for the counts nearly every feature has. */
+const LOG_TABLE = Float64Array.from({ length: 64 }, (_, count) => (count === 0 ? 0 : 1 + Math.log(count)))
+const weightOf = (count: number) => (count < 64 ? (LOG_TABLE[count] as number) : 1 + Math.log(count))
+
 /**
  * The n-gram features of folded text with their values: 1 + ln(count), the whole vector scaled to length 1,
  * so neither a long text nor a character repeated a thousand times decides the score; then
@@ -56,11 +60,11 @@ function visitValues(folded: string, visit: (bucket: number, value: number) => v
     COUNTS[bucket] = (COUNTS[bucket] as number) + 1
   })
   let squares = 0
-  for (let i = 0; i < touched; i++) squares += (1 + Math.log(COUNTS[TOUCHED[i] as number] as number)) ** 2
+  for (let i = 0; i < touched; i++) squares += weightOf(COUNTS[TOUCHED[i] as number] as number) ** 2
   const norm = 1 / Math.sqrt(Math.max(1, squares))
   for (let i = 0; i < touched; i++) {
     const bucket = TOUCHED[i] as number
-    visit(bucket, (1 + Math.log(COUNTS[bucket] as number)) * norm)
+    visit(bucket, weightOf(COUNTS[bucket] as number) * norm)
     COUNTS[bucket] = 0
   }
   for (const name of cuePairs(folded)) visit(namedBucket(name), NAMED_VALUE)
