@@ -55,6 +55,15 @@ export function refusalForPeople(
       return say(
         `That would take ${file} over its cap, so nothing was written. Make room first: shorten or remove entries with \`engram memory replace\` or \`engram memory remove\` (see them with ${show}), then add it again.\n${error.message}`,
       )
+    case 'threat': {
+      // The printed command is for a shell: single quotes, so nothing in the entry expands when pasted.
+      const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`
+      const entry = operation && 'content' in operation ? quote(operation.content) : "'<entry>'"
+      const verb = operation && 'old_text' in operation ? `replace ${quote(operation.old_text)}` : 'add'
+      return say(
+        `${error.message}\nIf this is your own note and you mean it (a deploy command you run yourself, a quoted example), save it anyway with \`engram memory ${verb} --allow --target ${target} ${entry}\`: it asks you to confirm, then keeps the entry in ${file} unscanned (its hash goes to ${file}.allowed). The agent's memory tool cannot do this.`,
+      )
+    }
     default:
       return error
   }

@@ -216,8 +216,9 @@ const ADVERSARIAL: Record<string, (chars: number) => string> = {
 function work(text: string): number {
   const meter: WorkMeter = { chars: 0 }
   const result = scanForThreats(text, meter)
-  // A threat would end the scan early and prove nothing about the rest of the rules.
-  expect(result).toEqual({ ok: true })
+  // A rule's match would end the scan early and prove nothing about the rest of the rules. The learned layer
+  // runs after every rule on every layer, so its refusal of a repeated "ignore all the" still counts them all.
+  if (!result.ok) expect(result.reason).toMatch(/^an instruction planted for the assistant \(learned layer/)
   return meter.chars
 }
 

@@ -1,4 +1,5 @@
-import { MemoryFiles, type MemoryOperation, type MemoryTarget } from '@engram/agent'
+import { createInterface } from 'node:readline'
+import { MemoryFiles, type MemoryOperation, MemoryRefusal, type MemoryTarget } from '@engram/agent'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import { UsageError } from '../errors.ts'
@@ -69,6 +70,24 @@ export async function readMemoryFiles(files: MemoryFiles) {
 }
 
 /**
+ * Asks the person at the command line to confirm saving an entry the threat scan refused: the reason on
+ * stderr, then a line read from stdin that must be `yes` (so `echo yes | engram memory add --allow …` works
+ * in a script). Anything else, or no input, writes nothing.
+ */
+async function confirmAllow(io: Io, out: Output, reason: string): Promise<void> {
+  out.note(`${reason}\nSave it anyway? It will reach future system prompts as written. Type yes to confirm: `)
+  const lines = createInterface({ input: io.stdin, terminal: false })
+  const answer = await new Promise<string | undefined>((resolve) => {
+    lines.once('line', resolve)
+    lines.once('close', () => resolve(undefined))
+  })
+  lines.close()
+  if (answer?.trim().toLowerCase() !== 'yes') {
+    throw new UsageError('Not confirmed (the answer was not "yes"), so nothing was written.')
+  }
+}
+
+/**
  * `engram memory [show|add|replace|remove] --target memory|user`: the curated memory files, changed through
  * the same locked, scanned, capped writes the agent's memory tool uses.
  */
@@ -79,8 +98,12 @@ export function registerMemory(program: Command, io: Io): void {
     .argument('[action]', 'show (or list), add, replace or remove', 'show')
     .argument('[text...]', 'the entry (add), the old part and the new entry (replace), the old part (remove)')
     .option('--target <target>', 'memory (MEMORY.md) or user (USER.md)')
+    .option(
+      '--allow',
+      'save an entry the threat scan refuses, after you confirm (your own note, never the agent)',
+    )
     .action(async (action: string, text: string[], _options, command: Command) => {
-      const ctx = createContext<{ target?: string }>(command, io)
+      const ctx = createContext<{ target?: string; allow?: boolean }>(command, io)
       const config = ctx.config().memoryFiles
       const files = new MemoryFiles(config)
       const { out } = ctx
@@ -99,9 +122,16 @@ export function registerMemory(program: Command, io: Io): void {
       }
       const operation = operationOf(action, text)
       const [target] = targetOf(ctx.options.target, true) as [MemoryTarget]
-      const result = await files.apply(target, [operation]).catch((error) => {
-        throw refusalForPeople(error, target, memoryPath(config, target), operation)
-      })
+      const result = await files
+        .apply(target, [operation])
+        .catch(async (error) => {
+          if (!(ctx.options.allow && error instanceof MemoryRefusal && error.reason === 'threat')) throw error
+          await confirmAllow(io, out, error.message)
+          return files.apply(target, [operation], { allowThreats: true })
+        })
+        .catch((error) => {
+          throw refusalForPeople(error, target, memoryPath(config, target), operation)
+        })
       if (out.json) return out.printJson(result)
       out.line(`${result.changed ? out.color.green('✓') : '·'} ${result.summary}`)
     })

@@ -112,9 +112,10 @@ export class MemoryFiles {
       const state = await this.load(target)
       const limit = this.limit(target)
       const file = basename(this.path(target))
+      const allowed = await this.allowed(target)
       const lines = state.ok
         ? shownEntries(state.entries, state.chars, limit, file).map((entry) => {
-            const scan = scanForThreats(entry)
+            const scan = scanUnlessAllowed(entry, allowed)
             return scan.ok ? entry : `[BLOCKED: ${scan.reason}]`
           })
         : [`[UNREADABLE: ${file} does not parse (${state.reason}); ask the user to fix it by hand]`]
@@ -138,8 +139,9 @@ export class MemoryFiles {
   async read(target: MemoryTarget): Promise<MemoryEntries> {
     const state = await this.load(target)
     if (!state.ok) throw this.unparseable(target, state.reason, null)
+    const allowed = await this.allowed(target)
     const blocked = state.entries.flatMap((entry, index) => {
-      const scan = scanForThreats(entry)
+      const scan = scanUnlessAllowed(entry, allowed)
       return scan.ok ? [] : [{ entry: index + 1, reason: scan.reason }]
     })
     return {
@@ -155,8 +157,16 @@ export class MemoryFiles {
    * under the file's lock the file is re-read, the batch applied and checked against the cap, and the file
    * replaced atomically. Throws {@link MemoryRefusal} (an EngramError) with a message for the model when
    * the batch is refused; nothing is written then. Cost: one lock, one read, at most one write and fsync.
+   *
+   * `allowThreats` is for a person who has read the refusal and confirmed (the CLI's `engram memory add
+   * --allow`), never for a model's tool call: the content is saved unscanned and its hash recorded in
+   * `<file>.allowed`, so snapshots and {@link read} show it instead of blocking it.
    */
-  async apply(target: MemoryTarget, operations: MemoryOperation[]): Promise<MemoryWriteResult> {
+  async apply(
+    target: MemoryTarget,
+    operations: MemoryOperation[],
+    options: { allowThreats?: boolean } = {},
+  ): Promise<MemoryWriteResult> {
     const path = this.path(target)
     const file = basename(path)
     const limit = this.limit(target)
@@ -165,16 +175,20 @@ export class MemoryFiles {
     const oversized: [number, string][] = []
     for (const [index, operation] of (Array.isArray(operations) ? operations : []).entries()) {
       const content = (operation as { content?: unknown })?.content
-      if (typeof content !== 'string') continue
+      if (typeof content !== 'string' || options.allowThreats) continue
       if (countChars(content, { max: limit }) > limit) oversized.push([index, content])
       else refuseThreat(operationSubject(index, operations.length), content)
     }
-    return this.commit(target, (entries) => {
-      const batch = applyOperations(entries, operations, limit, file)
-      for (const [index, content] of oversized)
-        refuseThreat(operationSubject(index, operations.length), content)
-      return batch
-    })
+    return this.commit(
+      target,
+      (entries) => {
+        const batch = applyOperations(entries, operations, limit, file)
+        for (const [index, content] of oversized)
+          refuseThreat(operationSubject(index, operations.length), content)
+        return batch
+      },
+      options.allowThreats ? (stillHeld) => this.allow(target, operations, stillHeld) : undefined,
+    )
   }
 
   /**
@@ -211,10 +225,40 @@ export class MemoryFiles {
     })
   }
 
-  /** Under the lock: re-reads the file, computes the batch from its entries, and writes it when it changed. */
+  /** Where the hashes of entries a person allowed past the threat scan are kept: `MEMORY.md.allowed`. */
+  private allowPath(target: MemoryTarget): string {
+    return `${this.path(target)}.allowed`
+  }
+
+  /** The hashes of the entries allowed past the threat scan (none when the file is absent). */
+  private async allowed(target: MemoryTarget): Promise<Set<string>> {
+    const bytes = await readIfExists(this.allowPath(target)).catch((error) =>
+      this.fileError(error, 'Reading', target),
+    )
+    const text = bytes ? new TextDecoder().decode(bytes) : ''
+    return new Set(text.split('\n').filter((line) => /^[0-9a-f]{64}$/.test(line)))
+  }
+
+  /** Records the contents of `operations` that the scan refuses as allowed (under the file's lock). */
+  private async allow(target: MemoryTarget, operations: MemoryOperation[], stillHeld: () => void) {
+    const allowed = await this.allowed(target)
+    const before = allowed.size
+    for (const operation of operations) {
+      const content = (operation as { content?: unknown }).content
+      if (typeof content === 'string' && !scanForThreats(content).ok) allowed.add(entryHash(content))
+    }
+    if (allowed.size === before) return
+    await writeFileAtomic(this.allowPath(target), `${[...allowed].join('\n')}\n`, stillHeld)
+  }
+
+  /**
+   * Under the lock: re-reads the file, computes the batch from its entries, runs `beforeWrite` (still under
+   * the lock) and writes the file when it changed.
+   */
   private async commit(
     target: MemoryTarget,
     compute: (entries: readonly string[]) => AppliedBatch,
+    beforeWrite?: (stillHeld: () => void) => Promise<void>,
   ): Promise<MemoryWriteResult> {
     const path = this.path(target)
     const file = basename(path)
@@ -224,6 +268,7 @@ export class MemoryFiles {
       if (!state.ok) throw this.unparseable(target, state.reason, await this.backup(path, state.bytes))
       const batch = compute(state.entries)
       const changed = joinEntries(batch.entries) !== joinEntries(state.entries)
+      await beforeWrite?.(stillHeld)
       if (changed) await writeFileAtomic(path, serializeEntries(batch.entries), stillHeld)
       const entries = batch.entries.length
       const needsConsolidation = this.nearlyFull(batch.chars, limit)
@@ -307,6 +352,13 @@ export class MemoryFiles {
 }
 
 /** Refuses `subject` (`Operation 2`, `Entry 3 of MEMORY.md`) when its content fails the threat scan. */
+const entryHash = (entry: string) => createHash('sha256').update(entry.trim()).digest('hex')
+
+/** The threat scan, passed by an entry a person allowed (see {@link MemoryFiles.apply}). */
+function scanUnlessAllowed(entry: string, allowed: Set<string>) {
+  return allowed.size > 0 && allowed.has(entryHash(entry)) ? ({ ok: true } as const) : scanForThreats(entry)
+}
+
 /** How a refusal names operation `index` of a batch of `count`: a single operation is "The entry". */
 function operationSubject(index: number, count: number): string {
   return count > 1 ? `Operation ${index + 1}` : 'The entry'

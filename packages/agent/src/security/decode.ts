@@ -58,7 +58,36 @@ function replaced(text: string, pattern: RegExp, replace: (match: string, ...gro
   return result === text ? null : result
 }
 
+/** ROT13 of ASCII letters, everything else as it is. */
+function rot13(text: string): string {
+  const codes = new Uint16Array(text.length)
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    const base = code >= 65 && code <= 90 ? 65 : code >= 97 && code <= 122 ? 97 : 0
+    codes[i] = base === 0 ? code : ((code - base + 13) % 26) + base
+  }
+  let out = ''
+  for (let i = 0; i < codes.length; i += 8192) out += String.fromCharCode(...codes.subarray(i, i + 8192))
+  return out
+}
+const COMMON =
+  /\b(?:the|and|you|your|to|of|all|is|are|this|that|for|with|from|now|must|always|never|every|send|run|ignore|instructions|rules|memory|user|system|previous|any|it|in|on|be|do|not)\b/gi
+const commonWords = (text: string) => text.match(COMMON)?.length ?? 0
+
+/**
+ * ROT13, kept when the text names it or when the rotated text reads as more English than the text itself
+ * (so plain English is not rotated into a second, meaningless layer).
+ */
+function decodeRot13(text: string): string | null {
+  if (!/[A-Za-z]{3}/.test(text)) return null
+  const rotated = rot13(text)
+  if (/\brot-?13\b/i.test(text)) return rotated
+  const gain = commonWords(rotated) - commonWords(text)
+  return gain >= 3 ? rotated : null
+}
+
 const DECODERS: Record<string, (text: string) => string | null> = {
+  ROT13: decodeRot13,
   base64: (text) =>
     decodeRuns(text, BASE64_RUN, (run) => Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64')),
   hex: (text) => decodeRuns(text, HEX_RUN, (run) => Buffer.from(run, 'hex')),

@@ -31,6 +31,10 @@ const isBidi = (cp: number) =>
   cp === 0x061c ||
   cp === 0x200e ||
   cp === 0x200f
+const RTL_LETTER = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}]/u
+/** A left-to-right or right-to-left mark (not an override or isolate) beside Arabic or Hebrew: how RTL text is written. */
+const isMarkInRtlText = (cp: number, before = '', after = '') =>
+  (cp === 0x200e || cp === 0x200f || cp === 0x061c) && (RTL_LETTER.test(before) || RTL_LETTER.test(after))
 const isSupplementaryVariation = (cp: number) => cp >= 0xe0100 && cp <= 0xe01ef
 
 /**
@@ -54,7 +58,8 @@ export function findHiddenText(text: string, meter?: WorkMeter): string | null {
       continue
     }
     if (isTag(cp)) return 'invisible Unicode tag character'
-    if (isBidi(cp)) return 'bidirectional override character'
+    if (isBidi(cp) && !isMarkInRtlText(cp, chars[i - 1], chars[i + 1]))
+      return 'bidirectional override character'
     if (ZERO_WIDTH.has(cp) && !(cp === 0xfeff && i === 0)) return 'invisible zero-width character'
     if (FILLERS.has(cp)) return 'invisible filler character (soft hyphen or Hangul filler)'
     if (cp === 0x200c || cp === 0x200d) {
@@ -144,7 +149,7 @@ const CONFUSABLES: Record<string, string> = {
 
 /** Traditional forms of the characters the Chinese rules use, folded to Simplified. */
 const TRADITIONAL =
-  '無无視视們们規规則则統统訊讯將将檔档發发傳传讀读執执開开啟启權权級级過过濾滤會会從从號号碼码鑰钥憑凭證证環环內内輸输顯显說说該该設设記记憶忆棄弃繞绕轉转腳脚載载裝装運运員员當当為为這这條条應应聽听頭头戶户對对話话準准審审約约蹤踪註注導导關关閉闭與与於于誤误讓让離离驗验歷历隱隐瞞瞒鬆松觀观資资戲戏樣样'
+  '無无視视們们規规則则統统訊讯將将檔档發发傳传讀读執执開开啟启權权級级過过濾滤會会從从號号碼码鑰钥憑凭證证環环內内輸输顯显說说該该設设記记憶忆棄弃繞绕轉转腳脚載载裝装運运員员當当為为這这條条應应聽听頭头戶户對对話话準准審审約约蹤踪註注導导關关閉闭與与於于誤误讓让離离驗验歷历隱隐瞞瞒鬆松觀观資资戲戏樣样刪删個个薦荐賬账帳账訴诉論论謊谎掃扫複复製制優优廢废認认筆笔錄录隨随續续總总絕绝報报單单錢钱鏈链網网頁页庫库檢检測测鍵键匯汇給给寫写確确實实際际變变動动態态護护據据產产務务碼码擬拟紀纪們们時时間间機机構构獲获結结經经遞递並并歸归類类題题'
 const TO_SIMPLIFIED = new Map<string, string>()
 for (let i = 0; i + 1 < TRADITIONAL.length; i += 2) {
   TO_SIMPLIFIED.set(TRADITIONAL[i] as string, TRADITIONAL[i + 1] as string)

@@ -17,6 +17,8 @@
  */
 
 import { type DecodedLayer, decodeLayers } from './decode.ts'
+import { matchFamilies } from './families.ts'
+import { heaviestWords, type LinearModel, score, shippedModel } from './model.ts'
 import { findHiddenText, foldForMatching, type WorkMeter } from './normalize.ts'
 
 export type { WorkMeter } from './normalize.ts'
@@ -27,9 +29,19 @@ interface Rule {
   reason: string
   /** Every pattern must match the same line (a single pattern may also span lines). */
   all: RegExp[]
+  /** A line this returns true for does not count as a match (see {@link statedFact}). */
+  except?: (line: string, chunk: string) => boolean
 }
 
-const rule = (reason: string, ...all: RegExp[]): Rule => ({ reason, all })
+/**
+ * A pattern of ASCII alone needs no Unicode mode, and case-insensitive matching runs several times faster
+ * without it (the folded text has no case pairs outside ASCII that these patterns could miss).
+ */
+const plain = (pattern: RegExp) =>
+  pattern.flags.includes('u') && /^[\x20-\x7e]*$/.test(pattern.source) && !/\\[pPu]\{/.test(pattern.source)
+    ? new RegExp(pattern.source, pattern.flags.replace('u', ''))
+    : pattern
+const rule = (reason: string, ...all: RegExp[]): Rule => ({ reason, all: all.map(plain) })
 
 /** Not preceded by a token character, so `task-…` is not read as an `sk-…` key. */
 const START = '(?<![A-Za-z0-9_-])'
@@ -269,7 +281,11 @@ const CONCEALMENT: Rule[] = [
     'hides actions from the user',
     /(?:不要|别|不许|切勿|不得|不能)(?:告诉|通知|提醒|透露给|让)(?:用户|使用者|主人)|瞒着(?:用户|使用者)|(?:偷偷|暗中|悄悄)(?:地)?(?:把|将|发送|上传|执行|运行|修改|删除|转发)/,
   ),
-  rule('hidden HTML comment', /<!--/),
+  // A comment that speaks to the assistant; a TODO or a translator's note in a template is not one.
+  rule(
+    'hidden HTML comment',
+    /<!--(?:(?!-->)[^\n]){0,300}?(?:\b(?:you|your|assistant|ai|model|agent|claude|gpt|must|always|never|ignore|send|run|execute|delete|forward)\b|你|助手|必须|アシスタント|あなた|어시스턴트)/i,
+  ),
   rule('hidden markdown comment', /^[ \t]*\[(?:\/\/|comment|hidden)\][ \t]*:[ \t]*(?:#|<>)/im),
 ]
 
@@ -318,21 +334,56 @@ const EXFILTRATION: Rule[] = [
   rule('encodes secrets for transfer', /\bbase64\b/i, SECRET_VAR),
 ]
 
+/** `we` or `I` (or our team, CI, …) opening the line: the user describing their own practice. */
+const FIRST_PERSON =
+  /^[ \t>*•-]*(?:we|i|our\s+(?:team|ci|pipeline|deploys?|servers?|setup|build|company)|my\s+team|the\s+team)(?![\p{L}])|^[ \t>*•-]*(?:我们|我)/iu
+/** Said of something done: installed already, by the vendor's documented way. */
+const DONE =
+  /\b(?:already|was\s+installed|were\s+installed|is\s+installed|installed\s+(?:via|with|using|it)|per\s+(?:their|the\s+official|the\s+vendor's)\s+docs|setup\s+is)\b|已经|已安装|装好了|済み|インストールした|설치했|설치됨|ya\s+instalad|bereits\s+installiert|déjà\s+install|já\s+instalad|уже\s+установ/iu
+/** Words that turn a note into an order to the assistant, or a second sentence that gives one. */
+const ORDER =
+  /\b(?:you|your|assistant|agent|always|must|should|automatically|whenever|every\s+time|make\s+sure|remember\s+to|need\s+to|ensure|without\s+asking)\b|(?:^|[.!?;]\s+)(?:run|execute|install|download|pipe|fetch|eval|paste|type)\b|你|必须|自动|总是|每次/imu
+/** The piped download comes from an https URL naming a domain, not an address, a paste site or a shortener. */
+const NAMED_HTTPS =
+  /\b(?:curl|wget)\b[^\n|]{0,100}?\bhttps:\/\/(?!(?:\d{1,3}\.){3}\d{1,3}\b)(?!(?:bit\.ly|tinyurl\.com|t\.co|is\.gd|goo\.gl|rb\.gy|cutt\.ly)\/)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?:[/:?#\s"'`)]|$)/i
+
+/**
+ * The user's own deploy or install note stated as a fact ("We deploy with curl https://get.fly.io | sh"):
+ * first person, a download from a named https domain, and no order to the assistant anywhere in the entry.
+ * An instruction to run the same command ("Install rustup with curl … | sh", "always run …") is still
+ * remote code execution, and so is anything encoded, piped from an address, or sent from a paste site.
+ */
+function statedFact(line: string, chunk: string): boolean {
+  return (
+    (FIRST_PERSON.test(line) || DONE.test(line)) &&
+    NAMED_HTTPS.test(line) &&
+    !ORDER.test(chunk) &&
+    !EXFIL_HOST.test(line)
+  )
+}
+
 const SHELL =
   '(?:sudo\\s+(?:-\\S+\\s+)*)?(?:env\\s+)?(?:(?:ba|z|da|k|c|tc|fi|a)?sh|python[23]?|perl|ruby|node|php|iex|invoke-expression|powershell|pwsh)\\b'
 const FETCHER = '(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|lwp-download|http)'
 const REMOTE_EXECUTION: Rule[] = [
-  rule(
-    'remote code execution (download piped to a shell)',
-    new RegExp(`\\b${FETCHER}\\b[^\\n|]{0,400}\\|\\s*${SHELL}`, 'i'),
-  ),
-  rule(
-    'remote code execution (download run by a shell)',
-    new RegExp(
-      `\\b(?:(?:ba|z|da|k)?sh\\s+-c|eval|source|exec)\\s+["']?\\$\\(\\s*${FETCHER}\\b|\\b(?:(?:ba|z|da|k)?sh|source|\\.)\\s+<\\(\\s*${FETCHER}\\b|\\b(?:iex|invoke-expression)\\b[^\\n]{0,200}\\b(?:downloadstring|iwr|irm|invoke-webrequest|invoke-restmethod|net\\.webclient)|\\/dev\\/tcp\\/`,
-      'i',
+  {
+    ...rule(
+      'remote code execution (download piped to a shell)',
+      // The fetcher has an argument: "no curl | bash in Dockerfiles" names the practice, runs nothing.
+      new RegExp(`\\b${FETCHER}\\b[ \\t]+[^\\s|][^\\n|]{0,400}\\|\\s*${SHELL}`, 'i'),
     ),
-  ),
+    except: statedFact,
+  },
+  {
+    ...rule(
+      'remote code execution (download run by a shell)',
+      new RegExp(
+        `\\b(?:(?:ba|z|da|k)?sh\\s+-c|(?:node|python[23]?|perl|ruby|php)\\s+-[ec]|eval|source|exec)\\s+["']?\\$\\(\\s*${FETCHER}\\b|\\b(?:(?:ba|z|da|k)?sh|source|\\.)\\s+<\\(\\s*${FETCHER}\\b|\\b(?:iex|invoke-expression)\\b[^\\n]{0,200}\\b(?:downloadstring|iwr|irm|invoke-webrequest|invoke-restmethod|net\\.webclient)|\\/dev\\/tcp\\/`,
+        'i',
+      ),
+    ),
+    except: statedFact,
+  },
   rule(
     'encoded command execution',
     /\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]{0,100}\s[-/](?:e|ec|en|enc|enco|encod|encode|encoded|encodedcommand)\s+[A-Za-z0-9+/=]{16,}/i,
@@ -369,6 +420,8 @@ const RULES: readonly Rule[] = [
 /** The longest stretch one rule looks at is far below this: a match cannot fall between two chunks. */
 const OVERLAP = 1_024
 const CHUNK = 8 * OVERLAP
+/** Characters of work the family rules do per character (each cue group is one regex over a sentence). */
+const FAMILY_WORK = 40
 /** Encodings inside encodings are decoded to this depth. */
 const DECODE_DEPTH = 2
 
@@ -387,11 +440,13 @@ function matches(rule: Rule, chunk: string, lines: () => string[], meter?: WorkM
   const [first, ...rest] = rule.all
   if (!first) return false
   if (meter) meter.chars += chunk.length * rule.all.length
-  if (rest.length === 0) return first.test(chunk)
+  if (rest.length === 0 && !rule.except) return first.test(chunk)
   // Cheap whole-chunk checks first; the per-line pass runs only when every part appears somewhere.
   if (!rule.all.every((pattern) => pattern.test(chunk))) return false
   if (meter) meter.chars += chunk.length * rule.all.length
-  return lines().some((line) => rule.all.every((pattern) => pattern.test(line)))
+  return lines().some(
+    (line) => rule.all.every((pattern) => pattern.test(line)) && !rule.except?.(line, chunk),
+  )
 }
 
 function matchRules(folded: string, meter?: WorkMeter): string | null {
@@ -404,18 +459,96 @@ function matchRules(folded: string, meter?: WorkMeter): string | null {
     for (const candidate of RULES) {
       if (matches(candidate, chunk, lines, meter)) return candidate.reason
     }
+    if (meter) meter.chars += chunk.length * FAMILY_WORK
+    const family = matchFamilies(chunk)
+    if (family) return family.reason
   }
   return null
 }
 
-/** The rules on `text` and on what its encodings decode to, to {@link DECODE_DEPTH}. */
-function scanLayer(text: string, depth: number, meter?: WorkMeter): string | null {
-  const found = matchRules(foldForMatching(text, meter), meter)
-  if (found !== null || depth >= DECODE_DEPTH) return found
-  const layers: DecodedLayer[] = decodeLayers(text, meter)
+/**
+ * `folded` without the lines the remote-code rules let through as the user's own stated install or deploy
+ * (see {@link statedFact}): the families decided those lines, and the learned layer judges the rest, so a
+ * fact cannot carry an order past it either.
+ */
+function withoutStatedFacts(folded: string): string {
+  if (!/\b(?:curl|wget)\b/i.test(folded)) return folded
+  return folded
+    .split('\n')
+    .filter((line) => !(/\b(?:curl|wget)\b/i.test(line) && statedFact(line, folded)))
+    .join('\n')
+}
+
+/** Characters of work the learned layer does per character of text (n-gram hashes and look-ups). */
+const MODEL_WORK = 8
+
+/** The learned layer's verdict on folded text, as a reason, or null below its threshold. */
+function judge(model: LinearModel, folded: string, meter?: WorkMeter): string | null {
+  if (meter) meter.chars += folded.length * MODEL_WORK
+  const probability = score(model, folded)
+  if (probability < model.threshold) return null
+  // Only a refusal pays for its explanation.
+  const quoted = heaviestWords(model, folded)
+    .map((word) => JSON.stringify(word))
+    .join(', ')
+  return `an instruction planted for the assistant (learned layer, score ${probability.toFixed(2)}${quoted ? `; weighed most: ${quoted}` : ''})`
+}
+
+interface Layer {
+  folded: string
+  /** The encodings it was found inside, outermost first. */
+  via: string[]
+}
+
+/**
+ * The text and every readable decoding of it, to {@link DECODE_DEPTH}, each folded for matching; or the
+ * reason when a decoded layer holds hidden text. At most a constant number of layers, none longer than the text.
+ */
+function layersOf(text: string, meter?: WorkMeter): Layer[] | string {
+  const layers: Layer[] = []
+  const visit = (raw: string, via: string[]): string | null => {
+    layers.push({ folded: foldForMatching(raw, meter), via })
+    if (via.length >= DECODE_DEPTH) return null
+    for (const layer of decodeLayers(raw, meter) as DecodedLayer[]) {
+      const path = [...via, layer.encoding]
+      const hidden = findHiddenText(layer.text, meter)
+      if (hidden !== null) return `${hidden}${where(path)}`
+      const inner = visit(layer.text, path)
+      if (inner !== null) return inner
+    }
+    return null
+  }
+  return visit(text, []) ?? layers
+}
+
+/** `, hidden in base64, hidden in hex`: innermost encoding first. */
+const where = (via: string[]) =>
+  via
+    .toReversed()
+    .map((encoding) => `, hidden in ${encoding}`)
+    .join('')
+
+/**
+ * {@link scanForThreats} with a given learned layer (`null`: the rules alone). The scanner's training and
+ * evaluation scripts use it to measure models trained on part of the corpora.
+ */
+export function scanWithModel(text: string, model: LinearModel | null, meter?: WorkMeter): ThreatScan {
+  const reason = findHiddenText(text, meter) ?? scanLayers(text, model, meter)
+  return reason === null ? { ok: true } : { ok: false, reason }
+}
+
+/** The rules on every layer first (their reasons are the most precise), then the learned layer. */
+function scanLayers(text: string, model: LinearModel | null, meter?: WorkMeter): string | null {
+  const layers = layersOf(text, meter)
+  if (typeof layers === 'string') return layers
   for (const layer of layers) {
-    const inner = findHiddenText(layer.text, meter) ?? scanLayer(layer.text, depth + 1, meter)
-    if (inner !== null) return `${inner}, hidden in ${layer.encoding}`
+    const found = matchRules(layer.folded, meter)
+    if (found !== null) return `${found}${where(layer.via)}`
+  }
+  if (model === null) return null
+  for (const layer of layers) {
+    const found = judge(model, withoutStatedFacts(layer.folded), meter)
+    if (found !== null) return `${found}${where(layer.via)}`
   }
   return null
 }
@@ -427,6 +560,5 @@ function scanLayer(text: string, depth: number, meter?: WorkMeter): string | nul
  * in the text's length; `meter`, when given, is increased by the characters visited.
  */
 export function scanForThreats(text: string, meter?: WorkMeter): ThreatScan {
-  const reason = findHiddenText(text, meter) ?? scanLayer(text, 0, meter)
-  return reason === null ? { ok: true } : { ok: false, reason }
+  return scanWithModel(text, shippedModel(), meter)
 }

@@ -1,0 +1,176 @@
+/**
+ * The scanner's corpora and the training of its learned layer, shared by train.ts and evaluate.ts.
+ *
+ * A corpus file is `{ writer, entries: [{ text, label: 'hostile' | 'innocent', family, lang, lookalike }] }`,
+ * written by someone who saw neither the scanner nor the other writers (see docs/threat-scanning.md).
+ */
+
+import { readdirSync, readFileSync } from 'node:fs'
+import { FEATURE_BITS } from '../src/security/features.ts'
+import { featureValues, type LinearModel, type ModelFile } from '../src/security/model.ts'
+import { foldForMatching } from '../src/security/normalize.ts'
+
+export interface Entry {
+  text: string
+  hostile: boolean
+  family: string
+  lang: string
+  lookalike: boolean
+  writer: string
+}
+
+interface CorpusFile {
+  writer?: string
+  entries: { text: string; label: string; family?: string; lang?: string; lookalike?: boolean }[]
+}
+
+const CORPUS_DIR = new URL('./corpus/', import.meta.url)
+
+/** Every entry of one corpus file, the writer named by the file when it does not name itself. */
+function readCorpus(path: string | URL, writer: string): Entry[] {
+  const file = JSON.parse(readFileSync(path, 'utf8')) as CorpusFile
+  return file.entries.map((entry) => {
+    if (entry.label !== 'hostile' && entry.label !== 'innocent') {
+      throw new Error(
+        `${String(path)}: label must be hostile or innocent, got ${JSON.stringify(entry.label)}`,
+      )
+    }
+    return {
+      text: entry.text,
+      hostile: entry.label === 'hostile',
+      family: entry.family ?? (entry.label === 'hostile' ? 'unknown' : 'innocent'),
+      lang: entry.lang ?? 'unknown',
+      lookalike: entry.lookalike === true,
+      writer,
+    }
+  })
+}
+
+/** The three writers' corpora committed for training, by writer. */
+export function writerCorpora(): Map<string, Entry[]> {
+  const byWriter = new Map<string, Entry[]>()
+  for (const name of readdirSync(CORPUS_DIR)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
+    const writer = name.replace(/\.json$/, '')
+    byWriter.set(writer, readCorpus(new URL(name, CORPUS_DIR), writer))
+  }
+  return byWriter
+}
+
+/** The older EN/ZH payload lists of the tests, as one more (small) training writer. */
+export function fixtureEntries(): Entry[] {
+  const entries: Entry[] = []
+  for (const name of ['threat-payloads', 'threat-tuning', 'threat-heldout']) {
+    const raw = JSON.parse(readFileSync(new URL(`../test/fixtures/${name}.json`, import.meta.url), 'utf8'))
+    const hostile: string[] = raw.malicious ?? raw.hostile
+    for (const [texts, isHostile] of [
+      [hostile, true],
+      [raw.innocent as string[], false],
+    ] as const) {
+      for (const text of texts) {
+        entries.push({
+          text,
+          hostile: isHostile,
+          family: isHostile ? 'unknown' : 'innocent',
+          lang: /\p{Script=Han}/u.test(text) ? 'zh' : 'en',
+          lookalike: false,
+          writer: 'fixtures',
+        })
+      }
+    }
+  }
+  return entries
+}
+
+interface Example {
+  values: Map<number, number>
+  label: 0 | 1
+}
+
+const examplesOf = (entries: Entry[]): Example[] =>
+  entries.map((entry) => ({
+    values: featureValues(foldForMatching(entry.text)),
+    label: entry.hostile ? 1 : 0,
+  }))
+
+export interface TrainOptions {
+  epochs: number
+  /** L2 strength per example step. */
+  l2: number
+  rate: number
+}
+
+export const DEFAULT_TRAINING: TrainOptions = { epochs: 40, l2: 1e-4, rate: 0.5 }
+
+/**
+ * The probability at and above which the learned layer refuses: chosen on the leave-one-writer-out runs
+ * as the point where the rules and the model together refuse about 3% of innocent entries (see
+ * docs/threat-scanning.md); never on threats-dev.
+ */
+const THRESHOLD = 0.8
+
+/**
+ * Logistic regression by AdaGrad over the hashed features, both classes weighted equally whatever their
+ * counts. Deterministic: examples are visited in an order shuffled by a fixed seed.
+ */
+export function train(entries: Entry[], options: TrainOptions = DEFAULT_TRAINING): LinearModel {
+  const examples = examplesOf(entries)
+  const size = 1 << FEATURE_BITS
+  const weights = new Float32Array(size)
+  const squares = new Float32Array(size).fill(1e-8)
+  let bias = 0
+  let biasSquares = 1e-8
+  const positives = examples.filter((e) => e.label === 1).length
+  const classWeight = [
+    examples.length / (2 * (examples.length - positives)),
+    examples.length / (2 * positives),
+  ]
+  let seed = 12345
+  const random = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+    return seed / 2 ** 32
+  }
+  const order = examples.map((_, i) => i)
+  for (let epoch = 0; epoch < options.epochs; epoch++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1))
+      ;[order[i], order[j]] = [order[j] as number, order[i] as number]
+    }
+    for (const index of order) {
+      const example = examples[index] as Example
+      let sum = bias
+      for (const [bucket, value] of example.values) sum += (weights[bucket] as number) * value
+      const p = 1 / (1 + Math.exp(-sum))
+      const error = (p - example.label) * (classWeight[example.label] as number)
+      for (const [bucket, value] of example.values) {
+        const gradient = error * value + options.l2 * (weights[bucket] as number)
+        squares[bucket] = (squares[bucket] as number) + gradient * gradient
+        weights[bucket] =
+          (weights[bucket] as number) - (options.rate * gradient) / Math.sqrt(squares[bucket] as number)
+      }
+      biasSquares += error * error
+      bias -= (options.rate * error) / Math.sqrt(biasSquares)
+    }
+  }
+  return { weights, bias, threshold: THRESHOLD }
+}
+
+/** The model as the package ships it: int8 weights with one scale, base64. */
+export function toModelFile(model: LinearModel, trained: string): ModelFile {
+  let max = 0
+  for (const weight of model.weights) max = Math.max(max, Math.abs(weight))
+  const scale = max / 127 || 1
+  const bytes = Buffer.alloc(model.weights.length)
+  for (let i = 0; i < model.weights.length; i++) {
+    bytes[i] = Math.round((model.weights[i] as number) / scale) & 0xff
+  }
+  return {
+    bits: FEATURE_BITS,
+    scale,
+    bias: model.bias,
+    threshold: model.threshold,
+    weights: bytes.toString('base64'),
+    trained,
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * Measures the scanner held out by writer: for each writer of `corpus/`, a model trained on the other
+ * writers (and the tests' older lists) scans that writer's entries, alone and beside the rules; then the
+ * shipped model and rules scan the independent threats-dev list, which nothing here trains or tunes on.
+ *
+ *   pnpm tsx --conditions=engram-source packages/agent/scanner/evaluate.ts [path/to/threats-dev.json]
+ *
+ * Prints markdown tables: overall, per family and per language, hostile refused and innocent refused.
+ */
+
+import { existsSync, readFileSync } from 'node:fs'
+import { type LinearModel, score, shippedModel } from '../src/security/model.ts'
+import { foldForMatching } from '../src/security/normalize.ts'
+import { scanWithModel } from '../src/security/threats.ts'
+import { DEFAULT_TRAINING, type Entry, fixtureEntries, train, writerCorpora } from './corpus.ts'
+
+interface Tally {
+  hostile: number
+  refused: number
+  innocent: number
+  falsePositives: number
+}
+
+const empty = (): Tally => ({ hostile: 0, refused: 0, innocent: 0, falsePositives: 0 })
+
+function count(tallies: Map<string, Tally>, key: string, entry: Entry, refused: boolean) {
+  const tally = tallies.get(key) ?? empty()
+  if (entry.hostile) {
+    tally.hostile++
+    if (refused) tally.refused++
+  } else {
+    tally.innocent++
+    if (refused) tally.falsePositives++
+  }
+  tallies.set(key, tally)
+}
+
+const percent = (part: number, whole: number) => (whole === 0 ? '–' : `${((100 * part) / whole).toFixed(1)}%`)
+const cell = (tally: Tally) =>
+  `${tally.refused}/${tally.hostile} (${percent(tally.refused, tally.hostile)}) | ${tally.falsePositives}/${tally.innocent} (${percent(tally.falsePositives, tally.innocent)})`
+
+interface Result {
+  overall: Tally
+  family: Map<string, Tally>
+  lang: Map<string, Tally>
+  lookalike: Tally
+  missed: Entry[]
+  wrong: Entry[]
+}
+
+function measure(entries: Entry[], refuse: (text: string) => boolean): Result {
+  const result: Result = {
+    overall: empty(),
+    family: new Map(),
+    lang: new Map(),
+    lookalike: empty(),
+    missed: [],
+    wrong: [],
+  }
+  const overall = new Map<string, Tally>()
+  const lookalike = new Map<string, Tally>()
+  for (const entry of entries) {
+    const refused = refuse(entry.text)
+    count(overall, 'all', entry, refused)
+    // Innocent entries are counted under the family they imitate, when the writer named one.
+    count(result.family, entry.family, entry, refused)
+    count(result.lang, entry.lang, entry, refused)
+    if (entry.lookalike) count(lookalike, 'lookalike', entry, refused)
+    if (entry.hostile && !refused) result.missed.push(entry)
+    if (!entry.hostile && refused) result.wrong.push(entry)
+  }
+  result.overall = overall.get('all') ?? empty()
+  result.lookalike = lookalike.get('lookalike') ?? empty()
+  return result
+}
+
+function table(title: string, rows: Map<string, Tally>): string {
+  const lines = [`| ${title} | hostile refused | innocent refused |`, '| --- | --- | --- |']
+  for (const [key, tally] of [...rows].sort(([a], [b]) => a.localeCompare(b)))
+    lines.push(`| ${key} | ${cell(tally)} |`)
+  return lines.join('\n')
+}
+
+function merge(into: Map<string, Tally>, from: Map<string, Tally>) {
+  for (const [key, tally] of from) {
+    const sum = into.get(key) ?? empty()
+    sum.hostile += tally.hostile
+    sum.refused += tally.refused
+    sum.innocent += tally.innocent
+    sum.falsePositives += tally.falsePositives
+    into.set(key, sum)
+  }
+}
+
+/** Rules alone, the learned layer alone (on the text as folded, no decoding), or both as the scanner runs. */
+function refuser(mode: (typeof modes)[number], model: LinearModel): (text: string) => boolean {
+  if (mode === 'rules') return (text) => !scanWithModel(text, null).ok
+  if (mode === 'model') return (text) => score(model, foldForMatching(text)) >= model.threshold
+  return (text) => !scanWithModel(text, model).ok
+}
+
+const modes = ['rules', 'model', 'both'] as const
+const threshold = Number(process.env.SCANNER_THRESHOLD ?? '') || undefined
+const verbose = process.argv.includes('--verbose')
+const corpora = writerCorpora()
+const fixtures = fixtureEntries()
+const pooled = Object.fromEntries(
+  modes.map((m) => [m, { overall: new Map(), family: new Map(), lang: new Map() }]),
+) as Record<
+  (typeof modes)[number],
+  { overall: Map<string, Tally>; family: Map<string, Tally>; lang: Map<string, Tally> }
+>
+
+console.log('## Leave one writer out\n')
+for (const [writer, test] of corpora) {
+  const training = [...fixtures, ...[...corpora].filter(([w]) => w !== writer).flatMap(([, e]) => e)]
+  const model = train(training, DEFAULT_TRAINING)
+  if (threshold) model.threshold = threshold
+  for (const mode of modes) {
+    const result = measure(test, refuser(mode, model))
+    console.log(
+      `${writer} held out, ${mode}: ${cell(result.overall)} (look-alikes ${cell(result.lookalike)})`,
+    )
+    merge(pooled[mode].overall, new Map([['all', result.overall]]))
+    merge(pooled[mode].family, result.family)
+    merge(pooled[mode].lang, result.lang)
+    if (verbose && mode === 'both') {
+      for (const entry of result.missed)
+        console.log(`  missed [${entry.family}/${entry.lang}] ${entry.text.slice(0, 160)}`)
+      for (const entry of result.wrong)
+        console.log(`  refused [${entry.family}/${entry.lang}] ${entry.text.slice(0, 160)}`)
+    }
+  }
+}
+
+for (const mode of modes) {
+  console.log(`\n### Pooled over the three held-out writers: ${mode}\n`)
+  console.log(table('overall', pooled[mode].overall))
+  console.log()
+  console.log(table('family', pooled[mode].family))
+  console.log()
+  console.log(table('language', pooled[mode].lang))
+}
+
+const devPath =
+  process.argv.slice(2).find((a) => !a.startsWith('--')) ?? '../shared/data/threats-dev/threats-dev.json'
+if (existsSync(devPath)) {
+  const raw = JSON.parse(readFileSync(devPath, 'utf8'))
+  const lang = (text: string) => (/\p{Script=Han}/u.test(text) ? 'zh' : 'en')
+  const dev: Entry[] = [
+    ...(raw.malicious as string[]).map((text) => ({
+      text,
+      hostile: true,
+      family: 'hostile',
+      lang: lang(text),
+      lookalike: false,
+      writer: 'dev',
+    })),
+    ...(raw.clean as string[]).map((text) => ({
+      text,
+      hostile: false,
+      family: 'innocent',
+      lang: lang(text),
+      lookalike: false,
+      writer: 'dev',
+    })),
+  ]
+  console.log('\n## threats-dev (never trained or tuned on), the shipped model\n')
+  for (const mode of ['rules', 'both'] as const) {
+    const result = measure(dev, refuser(mode, shippedModel()))
+    console.log(`${mode}: ${cell(result.overall)}`)
+    console.log(table('language', result.lang))
+  }
+}

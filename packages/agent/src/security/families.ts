@@ -1,0 +1,2133 @@
+/**
+ * The families of memory poisoning as the structure of an intent, in ten languages: a directive aimed at the
+ * assistant × what it targets (its rules, its identity, its memory, the scanner, the user's data or trust) ×
+ * sometimes a channel (a URL, an address). Each family is a set of cue groups; a sentence matches a family
+ * when it holds a cue of every group. Cues are stems, so inflections match (`ignor` → ignore, ignoriere,
+ * ignorez, ignora). The cue lists are folded the same way as the text (normalize.ts), so a Russian cue and
+ * a Russian text agree after look-alike folding, and Traditional Chinese matches the Simplified cue.
+ *
+ * Languages: English, Chinese (Simplified and Traditional), Japanese, Korean, Spanish, German, French,
+ * Russian, Portuguese; a sentence mixing two of them matches as long as each cue is in one of them.
+ */
+
+import { foldForMatching } from './normalize.ts'
+
+/** A cue group: stems of every language, folded like the text and lower-cased. */
+interface CueGroup {
+  cues: string[]
+}
+/** A group is a list of cues, or a pattern for what no list can hold (a URL, an address). */
+type Group = CueGroup | RegExp
+
+function cues(...lists: string[][]): CueGroup {
+  return { cues: lists.flat().map((cue) => foldForMatching(cue).toLowerCase()) }
+}
+
+// Override: set aside, forget, demote the assistant's rules.
+const OVERRIDE_VERB = cues(
+  [
+    'ignor',
+    'disregard',
+    'forget',
+    'set aside',
+    'put aside',
+    'overrid',
+    'bypass',
+    'stop following',
+    "don't follow",
+    'do not follow',
+    'no longer follow',
+    'overrul',
+    'throw out',
+    'discard',
+  ],
+  [
+    'olvid',
+    'descart',
+    'omit',
+    'deja de seguir',
+    'dejes de seguir',
+    'no sigas',
+    'pasa por alto',
+    'haz caso omiso',
+  ],
+  [
+    'vergiss',
+    'vergessen',
+    'missacht',
+    'übergeh',
+    'außer acht',
+    'befolge nicht',
+    'nicht mehr befolgen',
+    'hinweg',
+  ],
+  [
+    'oubli',
+    'fais abstraction',
+    'faites abstraction',
+    'ne tiens plus compte',
+    'ne tenez plus compte',
+    'ne suis plus',
+    'ne suivez plus',
+    'passe outre',
+    'passez outre',
+  ],
+  ['esqueç', 'esquec', 'desconsider', 'descarte', 'deixe de seguir', 'não siga', 'nao siga'],
+  [
+    'игнорир',
+    'проигнорир',
+    'забудь',
+    'забыть',
+    'забудьте',
+    'не обращай',
+    'не следуй',
+    'не следуйте',
+    'отбрось',
+    'пренебреги',
+  ],
+  [
+    '无视',
+    '忘れ',
+    '従わな',
+    '従う必要はな',
+    '忘记',
+    '忘掉',
+    '忽略',
+    '抛开',
+    '不要遵守',
+    '不再遵守',
+    '不必遵守',
+    '不用遵守',
+  ],
+  ['무시', '잊어', '잊고', '잊으', '따르지 마', '따르지 말', '따를 필요'],
+)
+const DEMOTE = cues(
+  [
+    'no longer appl',
+    'no longer valid',
+    'no longer binding',
+    'not binding',
+    'was a draft',
+    'were a draft',
+    'is a draft',
+    'are a draft',
+    'only a draft',
+    'superseded',
+    'supersede',
+    'obsolete',
+    'void',
+    'outdated',
+    'takes precedence',
+    'take precedence',
+    'overrides',
+    'replaces',
+    'prevails',
+    'higher priority than',
+    'outrank',
+  ],
+  [
+    'borrador',
+    'obsolet',
+    'sin efecto',
+    'ya no aplica',
+    'ya no son válid',
+    'ya no es válid',
+    'prevalec',
+    'sustituy',
+    'reemplaz',
+    'anula',
+  ],
+  [
+    'entwurf',
+    'überholt',
+    'ungültig',
+    'hinfällig',
+    'gilt nicht mehr',
+    'gelten nicht mehr',
+    'nicht mehr gültig',
+    'vorrang',
+    'ersetzt',
+  ],
+  [
+    'brouillon',
+    'caduc',
+    'obsolète',
+    'annulé',
+    'remplac',
+    'prévaut',
+    'prime sur',
+    'priment',
+    "ne s'appliqu",
+    'plus valable',
+  ],
+  [
+    'rascunho',
+    'obsolet',
+    'sem efeito',
+    'não se aplica',
+    'nao se aplica',
+    'não valem',
+    'prevalec',
+    'substitu',
+    'anulad',
+  ],
+  [
+    'черновик',
+    'устарел',
+    'недействител',
+    'отменен',
+    'отменён',
+    'больше не действ',
+    'не применя',
+    'приоритет над',
+    'имеет приоритет',
+    'заменя',
+  ],
+  [
+    '下書き',
+    '無効',
+    '取り消',
+    '廃止',
+    '優先',
+    '置き換え',
+    '上書き',
+    '適用されな',
+    '作废',
+    '无效',
+    '失效',
+    '草稿',
+    '取代',
+    '为准',
+    '优先于',
+    '不再适用',
+    '废除',
+    '推翻',
+  ],
+  ['초안', '무효', '폐기', '우선', '대체', '적용되지 않', '취소'],
+)
+/** The assistant's own rules, unambiguous (no lint rule or build instruction is called this). */
+const RULES_STRONG = cues(
+  [
+    'system prompt',
+    'your instructions',
+    'previous instructions',
+    'prior instructions',
+    'earlier instructions',
+    'above instructions',
+    'all instructions',
+    'original instructions',
+    'your guidelines',
+    'your rules',
+    'your directives',
+    'your programming',
+    'your training',
+    'your policies',
+    'safety rules',
+    'safety guidelines',
+    'guidance above',
+    'instructions above',
+    'rules above',
+    'what you were told',
+    'you were told',
+    'operator instructions',
+    'developer instructions',
+    'previous rules',
+    'prior rules',
+    'earlier rules',
+    'earlier guidance',
+    'previous guidance',
+    'prior guidance',
+  ],
+  [
+    'instrucciones',
+    'indicaciones anteriores',
+    'directrices',
+    'tus reglas',
+    'reglas anteriores',
+    'prompt del sistema',
+    'lo que te dijeron',
+  ],
+  [
+    'anweisungen',
+    'systemprompt',
+    'system-prompt',
+    'deine regeln',
+    'vorherigen regeln',
+    'bisherigen regeln',
+    'richtlinien',
+    'vorgaben',
+  ],
+  [
+    'consignes',
+    'instructions précédentes',
+    'instructions antérieures',
+    'tes instructions',
+    'vos instructions',
+    'prompt système',
+    'invite système',
+    'tes règles',
+    'règles précédentes',
+    'directives',
+  ],
+  [
+    'instruções',
+    'instrucoes',
+    'diretrizes',
+    'suas regras',
+    'regras anteriores',
+    'prompt do sistema',
+    'orientações anteriores',
+  ],
+  [
+    'инструкци',
+    'системный промпт',
+    'системного промпта',
+    'твои правила',
+    'ваши правила',
+    'предыдущие правила',
+    'прежние правила',
+    'указания',
+    'директив',
+  ],
+  [
+    '指示',
+    '指令',
+    'システムプロンプト',
+    'ガイドライン',
+    '系统提示',
+    '提示词',
+    '之前的规则',
+    '以前的规则',
+    '原来的规则',
+    '你的规则',
+    '安全规则',
+    '前面的规则',
+  ],
+  ['지시', '지침', '시스템 프롬프트', '이전 규칙', '기존 규칙', '당신의 규칙'],
+)
+/** This note, entry or memory, naming itself. */
+const SELF = cues(
+  [
+    'this note',
+    'this entry',
+    'this memory',
+    'this message',
+    'this instruction',
+    'this rule',
+    'these notes',
+    'the note below',
+  ],
+  ['esta nota', 'esta entrada', 'esta memoria', 'este mensaje', 'esta instrucción', 'esta regla'],
+  [
+    'diese notiz',
+    'dieser eintrag',
+    'diesen eintrag',
+    'diese anweisung',
+    'diese nachricht',
+    'diese regel',
+    'diese erinnerung',
+  ],
+  ['cette note', 'cette entrée', 'ce message', 'cette instruction', 'cette règle', 'ce mémo'],
+  ['esta nota', 'esta entrada', 'esta mensagem', 'esta instrução', 'esta regra', 'esta memória'],
+  [
+    'эта заметка',
+    'эту заметку',
+    'эта запись',
+    'эту запись',
+    'это сообщение',
+    'эта инструкция',
+    'эту инструкцию',
+    'это правило',
+  ],
+  [
+    'このメモ',
+    'このノート',
+    'このエントリ',
+    'この指示',
+    'このルール',
+    'このメッセージ',
+    'この記憶',
+    '本条',
+    '这条',
+    '此条',
+    '本备注',
+    '这则',
+    '本笔记',
+    '这段',
+    '此备忘',
+  ],
+  ['이 메모', '이 노트', '이 항목', '이 지시', '이 규칙', '이 메시지', '이 기억'],
+)
+
+// Persistence: a note that keeps itself, spreads, or silences the scanner.
+const PERSIST = cues(
+  [
+    'copy',
+    'duplicate',
+    're-add',
+    'readd',
+    'add it back',
+    'add this back',
+    'restore',
+    're-insert',
+    'reinsert',
+    'recreate',
+    'never delete',
+    'never remove',
+    'do not delete',
+    'do not remove',
+    "don't delete",
+    "don't remove",
+    'cannot be removed',
+    'every new entry',
+    'every entry',
+    'every session',
+    'all future',
+    'at the top of every',
+    'keep this forever',
+    'must survive',
+    'even if the user',
+  ],
+  [
+    'copia',
+    'duplica',
+    'vuelve a añadir',
+    'vuelve a agregar',
+    'restaura',
+    'nunca borres',
+    'nunca elimines',
+    'no borres',
+    'no elimines',
+    'cada entrada',
+    'cada sesión',
+    'incluso si el usuario',
+  ],
+  [
+    'kopier',
+    'dupliz',
+    'wieder hinzu',
+    'wiederherstell',
+    'niemals lösch',
+    'nie lösch',
+    'nicht lösch',
+    'jeden eintrag',
+    'jede sitzung',
+    'jedem neuen eintrag',
+    'auch wenn der nutzer',
+    'auch wenn der benutzer',
+  ],
+  [
+    'copie',
+    'duplique',
+    'rajoute',
+    'réajoute',
+    'restaure',
+    'ne supprime jamais',
+    'ne supprimez jamais',
+    'ne supprime pas',
+    'chaque entrée',
+    'chaque session',
+    "même si l'utilisateur",
+  ],
+  [
+    'copie',
+    'duplique',
+    'readicione',
+    'adicione de novo',
+    'restaure',
+    'nunca apague',
+    'nunca remova',
+    'não apague',
+    'não remova',
+    'cada entrada',
+    'cada sessão',
+    'mesmo que o usuário',
+  ],
+  [
+    'скопируй',
+    'копируй',
+    'дублируй',
+    'верни',
+    'восстанови',
+    'никогда не удаляй',
+    'не удаляй',
+    'каждую запись',
+    'каждой записи',
+    'каждую сессию',
+    'даже если пользователь',
+  ],
+  [
+    'コピー',
+    '複製',
+    '再追加',
+    '追加し直',
+    '復元',
+    '削除しない',
+    '削除させな',
+    '消さな',
+    'すべてのエントリ',
+    '全てのエントリ',
+    '毎回のセッション',
+    '复制',
+    '重新添加',
+    '恢复',
+    '不要删除',
+    '不得删除',
+    '每条',
+    '每个条目',
+    '每次会话',
+    '即使用户',
+  ],
+  [
+    '복사',
+    '복제',
+    '다시 추가',
+    '복원',
+    '삭제하지 마',
+    '삭제하지 말',
+    '지우지 마',
+    '모든 항목',
+    '매 세션',
+    '사용자가 삭제',
+  ],
+)
+/** Every entry, session or future memory: where a spreading note wants to be copied. */
+const SPREAD = cues(
+  [
+    'every entry',
+    'every new entry',
+    'each entry',
+    'each new entry',
+    'all entries',
+    'all new entries',
+    'every memory',
+    'every new memory',
+    'every session',
+    'each session',
+    'all future',
+    'every future',
+    'every note',
+    'each note',
+    'every response',
+    'every reply',
+  ],
+  ['cada entrada', 'cada nueva entrada', 'todas las entradas', 'cada sesión', 'cada respuesta', 'futuras'],
+  [
+    'jeden eintrag',
+    'jedem eintrag',
+    'jeden neuen eintrag',
+    'jedem neuen eintrag',
+    'alle einträge',
+    'jede sitzung',
+    'jeder sitzung',
+    'jede antwort',
+    'künftig',
+  ],
+  [
+    'chaque entrée',
+    'chaque nouvelle entrée',
+    'toutes les entrées',
+    'chaque session',
+    'chaque réponse',
+    'futures',
+  ],
+  ['cada entrada', 'cada nova entrada', 'todas as entradas', 'cada sessão', 'cada resposta', 'futuras'],
+  [
+    'каждую запись',
+    'каждой записи',
+    'каждую новую запись',
+    'все записи',
+    'каждую сессию',
+    'каждой сессии',
+    'каждый ответ',
+    'будущие',
+  ],
+  [
+    'すべてのエントリ',
+    '全てのエントリ',
+    '各エントリ',
+    '新しいエントリ',
+    '毎回',
+    '全てのセッション',
+    'すべてのセッション',
+    '今後の',
+    '每条',
+    '每个条目',
+    '所有条目',
+    '每次会话',
+    '每个会话',
+    '每次回答',
+    '以后的所有',
+    '每一条',
+  ],
+  ['모든 항목', '각 항목', '새 항목', '매 세션', '모든 세션', '모든 답변', '앞으로의'],
+)
+const INCLUDE = cues(
+  [
+    'copy',
+    'add',
+    'include',
+    'append',
+    'prepend',
+    'insert',
+    'repeat',
+    'paste',
+    'carry',
+    'propagate',
+    'replicate',
+  ],
+  ['copia', 'añade', 'agrega', 'incluye', 'inserta', 'repite', 'pega'],
+  ['kopier', 'füge', 'hinzufüg', 'einfüg', 'wiederhol', 'übernimm', 'übernehm'],
+  ['copie', 'ajoute', 'inclus', 'insère', 'répète', 'colle', 'reprends'],
+  ['copie', 'adicione', 'inclua', 'insira', 'repita', 'cole', 'acrescente'],
+  [
+    'скопируй',
+    'копируй',
+    'добавь',
+    'добавляй',
+    'включи',
+    'включай',
+    'вставь',
+    'вставляй',
+    'повтори',
+    'повторяй',
+  ],
+  [
+    'コピー',
+    '追加',
+    '含め',
+    '挿入',
+    '繰り返',
+    '貼り付け',
+    '复制',
+    '添加',
+    '加入',
+    '包含',
+    '插入',
+    '重复',
+    '附加',
+    '写入',
+  ],
+  ['복사', '추가', '포함', '삽입', '반복', '붙여'],
+)
+const MEMORY_TARGET = cues(
+  ['memory', 'memories', 'entry', 'entries', 'note', 'notes', 'memory.md', 'user.md', 'prompt'],
+  ['memoria', 'entrada', 'nota'],
+  ['speicher', 'gedächtnis', 'eintrag', 'notiz', 'erinnerung'],
+  ['mémoire', 'entrée', 'note'],
+  ['memória', 'memoria', 'entrada', 'nota'],
+  ['памят', 'запис', 'заметк'],
+  ['メモリ', '記憶', 'エントリ', 'メモ', 'ノート', '记忆', '条目', '备注', '笔记', '内存'],
+  ['메모리', '기억', '항목', '메모', '노트'],
+)
+const SCANNER = cues(
+  [
+    'scanner',
+    'threat scan',
+    'content filter',
+    'safety filter',
+    'security filter',
+    'safety check',
+    'security check',
+    'guardrail',
+    'moderation',
+    'the filter',
+  ],
+  ['escáner', 'filtro de seguridad', 'filtro de contenido'],
+  ['scanner', 'sicherheitsfilter', 'inhaltsfilter', 'sicherheitsprüfung'],
+  ['scanner', 'filtre de sécurité', 'filtre de contenu', 'contrôle de sécurité'],
+  ['scanner', 'filtro de segurança', 'filtro de conteúdo', 'verificação de segurança'],
+  ['сканер', 'фильтр безопасности', 'фильтр контента', 'проверку безопасности', 'модерац'],
+  ['スキャナ', 'フィルタ', 'セキュリティチェック', '安全チェック', '扫描', '过滤器', '安全检查', '审查'],
+  ['스캐너', '필터', '보안 검사', '안전 검사'],
+)
+const DISABLE = cues(
+  [
+    'disable',
+    'turn off',
+    'switch off',
+    'deactivate',
+    'skip',
+    'bypass',
+    'circumvent',
+    'ignore',
+    'whitelist',
+    'exempt',
+  ],
+  ['desactiv', 'apaga', 'omite', 'evita', 'exime', 'exenta'],
+  ['deaktivier', 'abschalt', 'schalte', 'umgeh', 'überspring', 'ausnehm'],
+  ['désactiv', 'contourn', 'éteins', 'ignore', 'exempt'],
+  ['desativ', 'deslig', 'contorn', 'ignor', 'isent'],
+  ['отключ', 'выключ', 'обойди', 'обход', 'пропуска', 'игнорир'],
+  ['無効に', 'オフに', '停止', 'スキップ', '回避', '禁用', '关闭', '绕过', '跳过', '停用', '豁免'],
+  ['비활성', '끄', '우회', '건너뛰', '무시', '해제'],
+)
+/** Ranking the note above the user, keeping the user from changing it. */
+const OVER_USER = cues(
+  [
+    'above the user',
+    'over the user',
+    "than the user's",
+    'than the user',
+    'even if the user asks',
+    'even when the user asks',
+    'if the user asks to remove',
+    'let the user delete',
+    'let the user remove',
+    'let the user edit',
+    'the user cannot',
+    'the user must not',
+  ],
+  [
+    'por encima del usuario',
+    'aunque el usuario',
+    'incluso si el usuario pide',
+    'que el usuario borre',
+    'que el usuario elimine',
+  ],
+  [
+    'über den nutzer',
+    'über den benutzer',
+    'auch wenn der nutzer',
+    'auch wenn der benutzer',
+    'den nutzer löschen',
+    'den benutzer löschen',
+  ],
+  [
+    "au-dessus de l'utilisateur",
+    "même si l'utilisateur",
+    "que l'utilisateur supprime",
+    "l'utilisateur ne doit pas",
+  ],
+  [
+    'acima do usuário',
+    'mesmo que o usuário',
+    'mesmo se o usuário',
+    'que o usuário apague',
+    'que o usuário remova',
+  ],
+  ['выше пользователя', 'даже если пользователь', 'пользователю удалить', 'пользователь не должен'],
+  [
+    'ユーザーが削除',
+    'ユーザーに削除させ',
+    'ユーザーが求めても',
+    '即使用户',
+    '高于用户',
+    '不让用户删除',
+    '不要让用户',
+    '用户要求删除',
+  ],
+  ['사용자보다', '사용자가 요청해도', '사용자가 삭제', '사용자가 지우'],
+)
+
+// Exfiltration: data of the user or the assistant sent out through a channel.
+const SEND = cues(
+  [
+    'send',
+    'sends',
+    'forward',
+    'upload',
+    'post ',
+    'post it',
+    'email',
+    'e-mail',
+    'mail ',
+    'transmit',
+    'exfiltrat',
+    'leak',
+    'share',
+    'sync',
+    'copy it to',
+    'copy them to',
+    'report back',
+    'beacon',
+    'attach',
+  ],
+  ['envía', 'envia', 'envíe', 'manda', 'reenví', 'reenvi', 'sube', 'comparte', 'transmit', 'adjunta'],
+  [
+    'send',
+    'schick',
+    'sende',
+    'leite',
+    'weiterleit',
+    'hochlad',
+    'lade',
+    'übermittel',
+    'übertrag',
+    'teil',
+    'hänge',
+  ],
+  ['envoi', 'envoie', 'envoyez', 'transf', 'transmet', 'téléverse', 'partage', 'joins'],
+  ['envie', 'envia', 'encaminh', 'mande', 'compartilh', 'carregue', 'transmit', 'anexe'],
+  [
+    'отправ',
+    'пересыл',
+    'перешли',
+    'переслать',
+    'загрузи',
+    'выгрузи',
+    'передай',
+    'передавай',
+    'сливай',
+    'слей',
+    'поделись',
+  ],
+  [
+    '送信',
+    '送って',
+    '送る',
+    '転送',
+    'アップロード',
+    '共有',
+    '添付',
+    '发送',
+    '发给',
+    '转发',
+    '上传',
+    '传到',
+    '发到',
+    '抄送',
+    '同步到',
+    '寄给',
+    '贴到',
+    '提交到',
+  ],
+  ['보내', '보낼', '전송', '업로드', '공유', '전달', '첨부'],
+)
+const USER_DATA = cues(
+  [
+    'conversation',
+    'chat history',
+    'chat log',
+    'transcript',
+    'history',
+    'memory',
+    'memories',
+    'api key',
+    'keys',
+    'token',
+    'password',
+    'credential',
+    'secret',
+    'ssh',
+    '.env',
+    'environment variable',
+    'cookies',
+    'session',
+    'personal data',
+    'contacts',
+    'card number',
+    'private',
+    'every message',
+    'all messages',
+    'what the user',
+  ],
+  [
+    'conversación',
+    'conversacion',
+    'historial',
+    'memoria',
+    'clave',
+    'contraseña',
+    'credencial',
+    'secreto',
+    'datos personales',
+    'mensajes',
+    'contactos',
+  ],
+  [
+    'gespräch',
+    'verlauf',
+    'chatverlauf',
+    'speicher',
+    'schlüssel',
+    'passw',
+    'kennw',
+    'zugangsdaten',
+    'geheim',
+    'persönliche daten',
+    'nachrichten',
+    'kontakte',
+  ],
+  [
+    'conversation',
+    'historique',
+    'mémoire',
+    'clé',
+    'clés',
+    'mot de passe',
+    'mots de passe',
+    'identifiants',
+    'secret',
+    'données personnelles',
+    'messages',
+    'contacts',
+  ],
+  [
+    'conversa',
+    'histórico',
+    'historico',
+    'memória',
+    'chave',
+    'senha',
+    'credenciai',
+    'segredo',
+    'dados pessoais',
+    'mensagens',
+    'contatos',
+  ],
+  [
+    'разговор',
+    'переписк',
+    'истори',
+    'памят',
+    'ключ',
+    'парол',
+    'учётн',
+    'учетн',
+    'секрет',
+    'токен',
+    'личные данные',
+    'сообщения',
+    'контакт',
+  ],
+  [
+    '会話',
+    '履歴',
+    'メモリ',
+    '記憶',
+    'キー',
+    '鍵',
+    'パスワード',
+    '認証情報',
+    'トークン',
+    '秘密',
+    '個人情報',
+    'メッセージ',
+    '对话',
+    '聊天记录',
+    '历史',
+    '记忆',
+    '密钥',
+    '密码',
+    '凭证',
+    '凭据',
+    '令牌',
+    '私人',
+    '个人信息',
+    '消息',
+    '通讯录',
+  ],
+  [
+    '대화',
+    '기록',
+    '메모리',
+    '기억',
+    '키',
+    '비밀번호',
+    '암호',
+    '자격 증명',
+    '토큰',
+    '비밀',
+    '개인 정보',
+    '메시지',
+    '연락처',
+  ],
+)
+const CHANNEL =
+  /\bhttps?:\/\/|\b[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]|\bs3:\/\/|\bftp:\/\/|\b(?:\d{1,3}\.){3}\d{1,3}\b/i
+
+// Deception and sabotage of the user's trust.
+const TELL_USER = cues(
+  [
+    'tell the user',
+    'tell users',
+    'tell the customer',
+    'tell them',
+    'say that',
+    'say it',
+    'claim that',
+    'report that',
+    'assure the user',
+    'confirm to the user',
+    'inform the user',
+    'answer that',
+    'reply that',
+    'respond that',
+  ],
+  [
+    'dile al usuario',
+    'di que',
+    'dile que',
+    'diles que',
+    'afirma que',
+    'asegura',
+    'confirma que',
+    'responde que',
+  ],
+  ['sag dem nutzer', 'sag dem benutzer', 'sage', 'sag', 'behaupte', 'versicher', 'bestätige', 'antworte'],
+  [
+    "dis à l'utilisateur",
+    'dis que',
+    'dites que',
+    'affirme',
+    'assure',
+    'confirme',
+    'réponds que',
+    'répondez que',
+  ],
+  ['diga ao usuário', 'diga que', 'diga-lhe', 'afirme', 'garanta', 'confirme', 'responda que'],
+  ['скажи пользователю', 'скажи', 'говори', 'сообщи', 'утверждай', 'заверь', 'подтверди', 'отвечай'],
+  [
+    'ユーザーに',
+    'と伝え',
+    'と言',
+    'と答え',
+    'と報告',
+    '告诉用户',
+    '对用户说',
+    '回答说',
+    '声称',
+    '谎称',
+    '告知用户',
+    '跟用户说',
+  ],
+  ['사용자에게', '라고 말', '라고 전', '라고 답', '고 말', '고 답'],
+)
+const EVEN_IF_NOT = cues(
+  [
+    'even if',
+    'even when',
+    'regardless',
+    'whether or not',
+    'although it',
+    'though it',
+    'not true',
+    'false',
+    'did not',
+    "didn't",
+    'has not',
+    "hasn't",
+    'never happened',
+    'when in fact',
+  ],
+  ['aunque', 'incluso si', 'sin importar', 'no es cierto', 'falso', 'no se haya'],
+  ['auch wenn', 'selbst wenn', 'obwohl', 'egal ob', 'nicht stimmt', 'falsch'],
+  ['même si', 'même quand', 'bien que', 'quoi qu', 'faux', "n'est pas vrai"],
+  ['mesmo que', 'mesmo se', 'embora', 'independentemente', 'falso', 'não seja verdade'],
+  ['даже если', 'хотя', 'независимо', 'неправда', 'ложн'],
+  [
+    '場合でも',
+    'たとえ',
+    'かかわらず',
+    '実際には',
+    '即使',
+    '即便',
+    '无论',
+    '不管',
+    '实际上没有',
+    '其实没有',
+    '虚假',
+  ],
+  ['더라도', '상관없이', '관계없이', '사실이 아니', '실제로는'],
+)
+const STEALTH = cues(
+  [
+    'secretly',
+    'quietly',
+    'silently',
+    'covertly',
+    'without telling',
+    'without informing',
+    'without mentioning',
+    'without the user',
+    "user won't notice",
+    'user will not notice',
+    'so the user does not',
+    'behind the user',
+  ],
+  [
+    'en secreto',
+    'secretamente',
+    'sin avisar',
+    'sin decir',
+    'sin informar',
+    'sin que el usuario',
+    'a escondidas',
+    'silenciosamente',
+  ],
+  [
+    'heimlich',
+    'unbemerkt',
+    'stillschweigend',
+    'ohne es zu sagen',
+    'ohne den nutzer',
+    'ohne den benutzer',
+    'ohne zu informieren',
+    'ohne hinweis',
+  ],
+  [
+    'en secret',
+    'secrètement',
+    'discrètement',
+    'sans prévenir',
+    'sans le dire',
+    "sans que l'utilisateur",
+    'sans informer',
+    'silencieusement',
+  ],
+  [
+    'secretamente',
+    'em segredo',
+    'silenciosamente',
+    'sem avisar',
+    'sem dizer',
+    'sem que o usuário',
+    'sem informar',
+    'às escondidas',
+  ],
+  ['тайно', 'незаметно', 'молча', 'втихую', 'не сообщая', 'не говоря', 'без ведома', 'скрытно'],
+  [
+    'こっそり',
+    '密かに',
+    '黙って',
+    '内緒で',
+    '知らせず',
+    '伝えずに',
+    '気づかれ',
+    '偷偷',
+    '悄悄',
+    '暗中',
+    '瞒着',
+    '不告诉用户',
+    '不让用户知道',
+    '私下',
+  ],
+  ['몰래', '조용히', '알리지 않', '모르게', '말하지 않고', '비밀리에'],
+)
+const SABOTAGE_OBJECT = cues(
+  [
+    'bug',
+    'backdoor',
+    'vulnerab',
+    'wrong',
+    'incorrect',
+    'bank',
+    'account number',
+    'iban',
+    'wallet',
+    'payment',
+    'price',
+    'recipient',
+    'tests',
+    'verification',
+    'checksum',
+    'signature',
+    'dependency',
+    'package',
+    'refund',
+    'password',
+  ],
+  [
+    'error',
+    'puerta trasera',
+    'vulnerab',
+    'incorrect',
+    'cuenta',
+    'iban',
+    'cartera',
+    'pago',
+    'precio',
+    'destinatario',
+    'pruebas',
+    'reembolso',
+  ],
+  [
+    'fehler',
+    'hintertür',
+    'schwachstell',
+    'falsch',
+    'konto',
+    'iban',
+    'wallet',
+    'zahlung',
+    'preis',
+    'empfänger',
+    'tests',
+    'rückerstattung',
+  ],
+  [
+    'bogue',
+    'erreur',
+    'porte dérobée',
+    'vulnérab',
+    'incorrect',
+    'compte',
+    'iban',
+    'portefeuille',
+    'paiement',
+    'prix',
+    'destinataire',
+    'tests',
+    'rembourse',
+  ],
+  [
+    'erro',
+    'backdoor',
+    'vulnerab',
+    'incorret',
+    'conta',
+    'iban',
+    'carteira',
+    'pagamento',
+    'preço',
+    'destinatário',
+    'testes',
+    'reembolso',
+  ],
+  [
+    'ошибк',
+    'бэкдор',
+    'уязвим',
+    'неверн',
+    'счёт',
+    'счет',
+    'кошел',
+    'платеж',
+    'платёж',
+    'цен',
+    'получател',
+    'тест',
+    'возврат',
+  ],
+  [
+    'バグ',
+    'バックドア',
+    '脆弱',
+    '誤っ',
+    '口座',
+    'ウォレット',
+    '支払',
+    '価格',
+    '宛先',
+    'テスト',
+    '返金',
+    '漏洞',
+    '后门',
+    '错误',
+    '账户',
+    '账号',
+    '钱包',
+    '付款',
+    '收款',
+    '价格',
+    '收件人',
+    '测试',
+    '退款',
+  ],
+  ['버그', '백도어', '취약', '잘못', '계좌', '지갑', '결제', '가격', '수신자', '테스트', '환불'],
+)
+const ALWAYS_RECOMMEND = cues(
+  [
+    'always recommend',
+    'only recommend',
+    'always suggest',
+    'always direct',
+    'always send payments',
+    'always use the account',
+    'always give the account',
+  ],
+  ['recomienda siempre', 'siempre recomienda', 'siempre sugiere', 'solo recomienda'],
+  ['empfiehl immer', 'immer empfehlen', 'nur empfehlen', 'schlage immer'],
+  ['recommande toujours', 'toujours recommander', 'suggère toujours', 'ne recommande que'],
+  ['sempre recomende', 'recomende sempre', 'sempre sugira', 'só recomende'],
+  ['всегда рекомендуй', 'всегда советуй', 'рекомендуй только', 'всегда предлагай'],
+  [
+    '常に勧め',
+    '必ず勧め',
+    '常に推奨',
+    '必ず推奨',
+    '常に案内',
+    '总是推荐',
+    '始终推荐',
+    '一律推荐',
+    '只推荐',
+    '一定要推荐',
+  ],
+  ['항상 추천', '항상 권', '무조건 추천', '반드시 추천'],
+)
+const PAYMENT = cues(
+  [
+    'account number',
+    'iban',
+    'swift',
+    'routing number',
+    'wallet',
+    'bitcoin',
+    'btc',
+    'eth',
+    'usdt',
+    'crypto',
+    'bank account',
+    'payment link',
+    'paypal',
+  ],
+  ['número de cuenta', 'cuenta bancaria', 'cartera'],
+  ['kontonummer', 'bankkonto', 'wallet'],
+  ['numéro de compte', 'compte bancaire', 'portefeuille'],
+  ['número da conta', 'conta bancária', 'carteira', 'pix'],
+  ['номер счёта', 'номер счета', 'банковский счёт', 'кошел'],
+  ['口座番号', '口座', 'ウォレット', '账号', '账户', '银行卡', '钱包', '收款'],
+  ['계좌', '지갑'],
+)
+
+// Deception about outcomes: a failure reported as a success; steering and disparaging; hiding a change.
+const FAILURE = cues(
+  [
+    'fail',
+    'fails',
+    'failed',
+    'failing',
+    'broke',
+    'breaks',
+    'broken',
+    'error',
+    'outage',
+    'rollback',
+    'rolled back',
+    'vulnerab',
+    'not pass',
+    "didn't pass",
+    'did not go through',
+    'declined',
+    'below',
+  ],
+  ['falla', 'fallan', 'falló', 'fallido', 'error', 'caída', 'vulnerab', 'rechaz', 'por debajo'],
+  [
+    'fehlschlag',
+    'schlägt fehl',
+    'schlagen fehl',
+    'fehlgeschlagen',
+    'scheiter',
+    'fehler',
+    'ausfall',
+    'schwachstell',
+    'abgelehnt',
+    'unter',
+  ],
+  ['échou', 'échec', 'erreur', 'panne', 'vulnérab', 'refusé', 'en dessous'],
+  ['falha', 'falhar', 'falhou', 'erro', 'queda', 'vulnerab', 'recusad', 'abaixo'],
+  ['не прош', 'провал', 'ошибк', 'сбой', 'упал', 'уязвим', 'отклон', 'ниже'],
+  [
+    '失败',
+    '失敗',
+    '漏洞',
+    '脆弱',
+    '错误',
+    '报错',
+    '回滚',
+    'ロールバック',
+    'エラー',
+    '障害',
+    '低于',
+    '下回',
+    '不合格',
+    '未通过',
+  ],
+  ['실패', '오류', '에러', '장애', '롤백', '취약', '거절', '미만'],
+)
+const CLAIM_SUCCESS = cues(
+  [
+    'success',
+    'succeeded',
+    'passed',
+    'passing',
+    'green',
+    'all green',
+    'no issues',
+    'no problems',
+    'went through',
+    'completed',
+    'processed',
+    'resolved',
+    'fine',
+    'ok',
+  ],
+  ['éxito', 'exitos', 'aprobad', 'completad', 'procesad', 'sin problemas', 'todo bien'],
+  [
+    'erfolgreich',
+    'bestanden',
+    'grün',
+    'keine warnungen',
+    'keine probleme',
+    'abgeschlossen',
+    'verarbeitet',
+    'in ordnung',
+  ],
+  ['réussi', 'passés', 'passé', 'vert', 'aucun problème', 'terminé', 'traité', 'effectué'],
+  ['sucesso', 'passaram', 'aprovad', 'verde', 'sem problemas', 'concluíd', 'processad'],
+  ['успешно', 'успех', 'прошли', 'прошёл', 'зелён', 'без проблем', 'оформлен', 'выполнен'],
+  [
+    '成功',
+    '已成功',
+    '通过',
+    '全部通过',
+    '无问题',
+    '没问题',
+    '正常',
+    '已处理',
+    '到账',
+    '問題なし',
+    '全件成功',
+    '完了',
+    '合格',
+  ],
+  ['성공', '통과', '정상', '문제 없', '완료', '처리되었'],
+)
+const REPORT = cues(
+  [
+    'report',
+    'say',
+    'tell',
+    'write',
+    'mark',
+    'answer',
+    'reply',
+    'describe',
+    'present',
+    'state',
+    'claim',
+    'confirm',
+    'explain',
+    'log it as',
+    'summary',
+  ],
+  [
+    'informa',
+    'di ',
+    'dile',
+    'escribe',
+    'marca',
+    'responde',
+    'describe',
+    'presenta',
+    'afirma',
+    'confirma',
+    'explica',
+    'resumen',
+  ],
+  [
+    'bericht',
+    'melde',
+    'sag',
+    'schreib',
+    'markier',
+    'antworte',
+    'beschreib',
+    'stell',
+    'behaupte',
+    'bestätig',
+    'erklär',
+    'zusammenfassung',
+  ],
+  [
+    'indique',
+    'rapport',
+    'compte rendu',
+    'dis ',
+    'écris',
+    'marque',
+    'réponds',
+    'décris',
+    'présente',
+    'affirme',
+    'confirme',
+    'explique',
+    'résumé',
+  ],
+  [
+    'relat',
+    'diga',
+    'escreva',
+    'marque',
+    'responda',
+    'descreva',
+    'apresente',
+    'afirme',
+    'confirme',
+    'explique',
+    'resumo',
+  ],
+  [
+    'сообщ',
+    'скажи',
+    'пиши',
+    'напиши',
+    'отмечай',
+    'отвечай',
+    'опиши',
+    'утверждай',
+    'подтверждай',
+    'объясн',
+    'отчёт',
+    'отчет',
+  ],
+  [
+    '回报',
+    '报告',
+    '汇报',
+    '写',
+    '标记',
+    '回答',
+    '告诉',
+    '说',
+    '描述',
+    '声称',
+    '确认',
+    '解释',
+    '記載',
+    '報告',
+    'レポート',
+    '答え',
+    '伝え',
+    '書',
+    '説明',
+    'と言',
+  ],
+  ['보고', '말', '쓰', '표시', '답', '안내', '설명', '기재', '작성'],
+)
+const CONCEAL = cues(
+  [
+    'no need to mention',
+    "don't mention",
+    'do not mention',
+    'never mention',
+    'leave it out',
+    'leave out',
+    'omit',
+    'hide',
+    'suppress',
+    'without mentioning',
+    'keep it out of',
+    'not to mention',
+  ],
+  ['no lo comentes', 'no menciones', 'sin mencionar', 'oculta', 'omite', 'no mostrar', 'no digas'],
+  ['nicht erwähnen', 'erwähne nicht', 'verschweig', 'verberg', 'unterdrück', 'weglass', 'lass weg'],
+  ['ne mentionne pas', 'ne mentionnez pas', 'sans mentionner', 'cache', 'masque', 'omets', 'tais'],
+  ['não mencione', 'sem mencionar', 'oculte', 'esconda', 'omita', 'não diga', 'sem avisar'],
+  ['не упоминай', 'не говори', 'скрой', 'умолчи', 'не показывай'],
+  [
+    '不要提',
+    '不必提',
+    '不要提及',
+    '不必通知',
+    '不要告诉',
+    '隐藏',
+    '隐瞒',
+    '不要显示',
+    '省略',
+    '删除',
+    '言及しない',
+    '触れない',
+    '表示しない',
+    '伏せ',
+    '隠',
+  ],
+  ['말하지 말', '언급하지 말', '숨기', '노출하지 않', '표시하지 않', '생략'],
+)
+const RECOMMEND = cues(
+  ['recommend', 'present', 'top choice', 'first choice', 'best option', 'always suggest', 'push'],
+  ['recomienda', 'recomendar', 'presenta', 'primera opción', 'mejor opción'],
+  ['empfiehl', 'empfehl', 'darstellen', 'beste option', 'erste wahl'],
+  ['recommande', 'présente', 'meilleure option', 'premier choix'],
+  ['recomende', 'recomendar', 'apresente', 'melhor opção', 'primeira escolha'],
+  ['рекоменд', 'советуй', 'предлагай', 'лучший вариант'],
+  ['推荐', '首选', '列为', '推奨', '勧め', 'おすすめ', '第一候補'],
+  ['추천', '권장', '최고의 선택'],
+)
+const DISPARAGE = cues(
+  [
+    'alternatives as',
+    'competitors',
+    'other vendors',
+    'others as',
+    'less reliable',
+    'unreliable',
+    'unsafe',
+    'insecure',
+    'regardless of the comparison',
+    'regardless of the data',
+    'affiliate',
+  ],
+  ['alternativas como', 'competidores', 'menos fiables', 'poco fiables', 'inseguras'],
+  [
+    'alternativen als',
+    'konkurrenz',
+    'wettbewerber',
+    'unsicher',
+    'unzuverlässig',
+    'unabhängig von den vergleichsdaten',
+  ],
+  ['alternatives comme', 'concurrents', 'moins fiables', 'peu fiables', 'dangereu'],
+  ['alternativas como', 'concorrentes', 'menos confiáveis', 'inseguras'],
+  ['конкурент', 'альтернатив', 'ненадёжн', 'ненадежн', 'утечки'],
+  [
+    '其他厂商',
+    '其他供应商',
+    '竞争对手',
+    '不稳定',
+    '不可靠',
+    '不论对比',
+    '他社',
+    '競合',
+    '不安定',
+    '信頼性が低',
+  ],
+  ['경쟁사', '다른 업체', '불안정', '신뢰할 수 없'],
+)
+
+// Remote code: something fetched from an address and run, in any words.
+const FETCH = cues(
+  [
+    'download',
+    'fetch',
+    'retrieve',
+    'pull',
+    'get the script',
+    'grab',
+    'pip install http',
+    'pip install --index-url http',
+    'npx -y',
+    'npx --yes',
+  ],
+  ['descarga', 'descargar', 'obtén', 'baja'],
+  ['herunterlad', 'lade', 'hole', 'abrufen'],
+  ['télécharge', 'récupère', 'récupérer'],
+  ['baixe', 'baixar', 'obtenha', 'busque'],
+  ['скачай', 'скачать', 'загрузи', 'получи', 'стяни'],
+  ['取得', 'ダウンロード', '下载', '下載', '拉取', '获取', '获得', '抓取'],
+  ['다운로드', '가져와', '가져오', '받아'],
+)
+const EXECUTE = cues(
+  [
+    'execute',
+    'run it',
+    'run the',
+    'and run',
+    'eval',
+    'exec(',
+    'exec ',
+    'python3',
+    'python ',
+    'bash',
+    'sudo',
+    'chmod +x',
+    'source it',
+    'pipe it',
+    'postinstall',
+    'hook script',
+  ],
+  ['ejecuta', 'ejecutar', 'ejecútalo', 'córrelo'],
+  ['ausführ', 'führe', 'starte'],
+  ['exécute', 'exécuter', 'lance', 'lancer'],
+  ['execute', 'executar', 'rode', 'rodar'],
+  ['выполни', 'выполнить', 'запусти', 'запустить'],
+  ['実行', '執行', '执行', '运行', '運行', '跑'],
+  ['실행'],
+)
+/** Checked before it runs: a pinned hash, a signature, a review. */
+const VERIFIED = cues(
+  [
+    'sha256',
+    'sha-256',
+    'checksum',
+    'signature',
+    'verify',
+    'verified',
+    'review it',
+    'read it first',
+    'inspect',
+  ],
+  ['suma de verificación', 'firma', 'verifica'],
+  ['prüfsumme', 'signatur', 'prüfe', 'überprüf'],
+  ['somme de contrôle', 'signature', 'vérifie'],
+  ['soma de verificação', 'assinatura', 'verifique'],
+  ['контрольн', 'подпись', 'провер'],
+  ['校验', '签名', '验证', '审查', '検証', '署名', '確認して'],
+  ['체크섬', '서명', '검증'],
+)
+
+// Impersonation: authority claimed for the note.
+const AUTHORITY = cues(
+  [
+    'system',
+    'administrator',
+    'admin',
+    'developer',
+    'operator',
+    'vendor',
+    'platform',
+    'openai',
+    'anthropic',
+    'security team',
+    'trust and safety',
+    'it department',
+    'official',
+    'tool result',
+    'trusted tool',
+    'compliance team',
+    'the maintainers',
+  ],
+  [
+    'sistema',
+    'administrador',
+    'desarrollador',
+    'operador',
+    'plataforma',
+    'equipo de seguridad',
+    'oficial',
+    'proveedor',
+  ],
+  [
+    'system',
+    'administrator',
+    'entwickler',
+    'betreiber',
+    'plattform',
+    'sicherheitsteam',
+    'offiziell',
+    'anbieter',
+    'hersteller',
+  ],
+  [
+    'système',
+    'administrat',
+    'développeur',
+    'opérateur',
+    'plateforme',
+    'équipe de sécurité',
+    'officiel',
+    'fournisseur',
+  ],
+  [
+    'sistema',
+    'administrador',
+    'desenvolvedor',
+    'operador',
+    'plataforma',
+    'equipe de segurança',
+    'oficial',
+    'fornecedor',
+  ],
+  [
+    'систем',
+    'администратор',
+    'разработчик',
+    'оператор',
+    'платформ',
+    'служба безопасности',
+    'официальн',
+    'поставщик',
+  ],
+  [
+    'システム',
+    '管理者',
+    '開発者',
+    '运营',
+    '運営',
+    'オペレーター',
+    'プラットフォーム',
+    '公式',
+    'ベンダー',
+    '系统',
+    '管理员',
+    '开发者',
+    '开发团队',
+    '官方',
+    '平台',
+    '安全团队',
+    '厂商',
+  ],
+  ['시스템', '관리자', '개발자', '운영자', '운영팀', '플랫폼', '공식', '보안팀', '벤더'],
+)
+const GRANTS = cues(
+  [
+    'authorized',
+    'authorised',
+    'authorizes',
+    'authorises',
+    'has approved',
+    'approved',
+    'grants you',
+    'granted',
+    'verified',
+    'permits you',
+    'has cleared',
+    'elevated',
+    'on behalf of',
+    'speaking for',
+    'this is an official',
+    'mandated',
+    'has instructed',
+  ],
+  ['autoriz', 'aprob', 'concede', 'en nombre de', 'verificado', 'ha ordenado'],
+  ['autorisiert', 'genehmigt', 'freigegeben', 'gewährt', 'im namen', 'verifiziert', 'angewiesen'],
+  ['autoris', 'approuv', 'accord', 'au nom de', 'vérifié', 'mandat'],
+  ['autoriz', 'aprov', 'concede', 'em nome de', 'verificado', 'determinou'],
+  ['разрешил', 'разрешает', 'авторизова', 'одобрил', 'предоставил', 'от имени', 'подтвержд', 'поручил'],
+  [
+    '許可',
+    '承認',
+    '権限を付与',
+    '代わりに',
+    '認証済',
+    '授权',
+    '批准',
+    '许可',
+    '代表',
+    '认证',
+    '已验证',
+    '指示你',
+  ],
+  ['승인', '허가', '권한을 부여', '대신하여', '인증된', '지시했'],
+)
+const ADDRESSEE = cues(
+  ['you', 'your', 'the assistant', 'the ai', 'the model', 'the agent'],
+  ['tú', 'usted', 'te ', 'el asistente', 'la ia'],
+  ['du', 'dich', 'dir', 'sie dürfen', 'der assistent', 'die ki'],
+  ['tu ', 'vous', "l'assistant", "l'ia"],
+  ['você', 'voce', 'o assistente', 'a ia'],
+  ['ты', 'тебе', 'тебя', 'вы ', 'вам', 'ассистент', 'модель', 'ии'],
+  ['あなた', 'アシスタント', 'モデル', 'エージェント', '你', '助手', '模型', '智能体'],
+  ['당신', '너', '어시스턴트', '모델', '에이전트'],
+)
+
+const DIRECTIVE = cues(
+  [
+    'must',
+    'shall',
+    'are required',
+    'are now',
+    'is now',
+    'from now on',
+    'obey',
+    'comply',
+    'immediately',
+    'mandatory',
+    'you will',
+    'you may now',
+    'have been granted',
+    'has been granted',
+  ],
+  ['debes', 'deberás', 'a partir de ahora', 'ahora eres', 'obligatorio', 'obedece', 'cumple'],
+  ['musst', 'müssen', 'ab sofort', 'ab jetzt', 'bist jetzt', 'verpflichtend', 'gehorche', 'befolge'],
+  ['dois', 'devez', 'désormais', 'dorénavant', 'es maintenant', 'obligatoire', 'obéis', 'obéissez'],
+  ['deve', 'deverá', 'a partir de agora', 'agora é', 'obrigatório', 'obedeça', 'cumpra'],
+  ['должен', 'должна', 'должны', 'обязан', 'отныне', 'теперь ты', 'немедленно', 'подчиняйся', 'выполняй'],
+  [
+    '必须',
+    '从现在起',
+    '从现在开始',
+    '今后',
+    '立即',
+    '务必',
+    '必ず',
+    '今後',
+    '直ちに',
+    '今から',
+    'なければならな',
+    'してください',
+    '服从',
+  ],
+  ['반드시', '지금부터', '앞으로', '즉시', '해야 합니다', '해야 한다', '따르십시오', '따라야'],
+)
+
+/** A sentence that opens as a message from an authority: `[System notice]:`, `管理员通知：`, `Admin —`. */
+const HEADER_PATTERN = new RegExp(
+  `[ \\t>*#(\\[【<-]{0,8}(?:${AUTHORITY.cues.map((cue) => cue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})[^:：\\]】>\\n]{0,24}[:：\\]】>]`,
+  'iuy',
+)
+/** Stands for the sentence opening as a message from an authority (tested at each sentence's start). */
+const HEADER: CueGroup = { cues: [] }
+
+export interface FamilyRule {
+  family: string
+  reason: string
+  /** A sentence matches when every group has a cue in it, and `unless` has none. */
+  groups: Group[]
+  unless?: Group
+}
+
+const family = (name: string, reason: string, ...groups: Group[]): FamilyRule => ({
+  family: name,
+  reason,
+  groups,
+})
+
+const FAMILY_RULES: readonly FamilyRule[] = [
+  family('override', "prompt injection: sets aside the assistant's rules", OVERRIDE_VERB, RULES_STRONG),
+  family(
+    'override',
+    "prompt injection: demotes the assistant's rules below this note",
+    DEMOTE,
+    RULES_STRONG,
+    SELF,
+  ),
+  family('persistence', 'persistence: a note that keeps or copies itself', PERSIST, SELF),
+  family('persistence', 'persistence: a note that spreads through the memory', INCLUDE, SPREAD),
+  family('persistence', 'persistence: turns off the scanner', DISABLE, SCANNER),
+  family('persistence', 'persistence: ranks a note above the user', OVER_USER, MEMORY_TARGET),
+  family('persistence', 'persistence: ranks a note above the user', OVER_USER, SELF),
+  family('exfiltration', "exfiltration: sends the user's data out", SEND, USER_DATA, CHANNEL),
+  family('deception', 'deception: tells the user something untrue', TELL_USER, EVEN_IF_NOT),
+  family('deception', 'sabotage: acts against the user without telling them', STEALTH, SABOTAGE_OBJECT),
+  family('deception', 'deception: steers the user to a payment destination', ALWAYS_RECOMMEND, PAYMENT),
+  family('deception', 'deception: reports a failure as a success', FAILURE, CLAIM_SUCCESS, REPORT),
+  family(
+    'deception',
+    'deception: hides a change to payments or safety from the user',
+    CONCEAL,
+    SABOTAGE_OBJECT,
+  ),
+  family(
+    'deception',
+    'deception: steers recommendations and disparages the alternatives',
+    RECOMMEND,
+    DISPARAGE,
+  ),
+  {
+    ...family(
+      'remote code',
+      'remote code execution: fetches code from an address and runs it',
+      FETCH,
+      CHANNEL,
+      EXECUTE,
+    ),
+    unless: VERIFIED,
+  },
+  family('impersonation', 'impersonation: claims authority over the assistant', AUTHORITY, GRANTS, ADDRESSEE),
+  family('impersonation', 'impersonation: a message headed as from an authority', HEADER, DIRECTIVE),
+]
+
+/** Sentences: a full stop ends one only before white space or the end, so URLs, addresses and `.env` stay whole. */
+/** Every cue group by name: the learned layer reads which ones a sentence holds (see {@link cuePairs}). */
+const CUE_GROUPS: Record<string, Group> = {
+  OVERRIDE_VERB,
+  DEMOTE,
+  RULES_STRONG,
+  SELF,
+  SPREAD,
+  INCLUDE,
+  PERSIST,
+  MEMORY_TARGET,
+  SCANNER,
+  DISABLE,
+  OVER_USER,
+  SEND,
+  USER_DATA,
+  CHANNEL,
+  TELL_USER,
+  EVEN_IF_NOT,
+  STEALTH,
+  SABOTAGE_OBJECT,
+  ALWAYS_RECOMMEND,
+  PAYMENT,
+  FAILURE,
+  CLAIM_SUCCESS,
+  REPORT,
+  CONCEAL,
+  RECOMMEND,
+  DISPARAGE,
+  FETCH,
+  EXECUTE,
+  VERIFIED,
+  AUTHORITY,
+  GRANTS,
+  ADDRESSEE,
+  DIRECTIVE,
+  HEADER,
+}
+const GROUP_NAMES = Object.keys(CUE_GROUPS)
+const GROUPS = GROUP_NAMES.map((name) => CUE_GROUPS[name] as Group)
+const indexOf = (group: Group) => GROUPS.indexOf(group)
+
+/**
+ * Every cue of every group in one Aho-Corasick automaton over UTF-16 code units: one pass over the text
+ * finds them all, whatever their number. A cue that starts with a letter must start a word.
+ */
+interface Automaton {
+  next: Map<number, number>[]
+  fail: number[]
+  /** Per state, the cues ending there (after following failure links): [group, length, word start]. */
+  out: [number, number, boolean][][]
+  /** The start state's transitions by UTF-16 code unit (0: stay). */
+  rootNext: Uint32Array
+}
+
+function buildAutomaton(): Automaton {
+  const automaton: Automaton = { next: [new Map()], fail: [0], out: [[]], rootNext: new Uint32Array(0x10000) }
+  GROUPS.forEach((group, index) => {
+    if (group instanceof RegExp) return
+    for (const cue of group.cues) {
+      let state = 0
+      for (let i = 0; i < cue.length; i++) {
+        const code = cue.charCodeAt(i)
+        let to = automaton.next[state]?.get(code)
+        if (to === undefined) {
+          to = automaton.next.length
+          automaton.next.push(new Map())
+          automaton.fail.push(0)
+          automaton.out.push([])
+          automaton.next[state]?.set(code, to)
+        }
+        state = to
+      }
+      automaton.out[state]?.push([index, cue.length, WORD.test(cue.charAt(0))])
+    }
+  })
+  for (const [code, to] of automaton.next[0] ?? []) automaton.rootNext[code] = to
+  // Failure links, breadth first; each state's outputs include those of its failure state.
+  const queue = [...(automaton.next[0]?.values() ?? [])]
+  for (let head = 0; head < queue.length; head++) {
+    const state = queue[head] as number
+    for (const [code, to] of automaton.next[state] ?? []) {
+      let fallback = automaton.fail[state] as number
+      while (fallback !== 0 && !automaton.next[fallback]?.has(code))
+        fallback = automaton.fail[fallback] as number
+      const target = automaton.next[fallback]?.get(code)
+      automaton.fail[to] = target !== undefined && target !== to ? target : 0
+      automaton.out[to] = [
+        ...(automaton.out[to] ?? []),
+        ...(automaton.out[automaton.fail[to] as number] ?? []),
+      ]
+      queue.push(to)
+    }
+  }
+  return automaton
+}
+
+let automaton: Automaton | undefined
+/** The groups that are patterns, each as a global regex, by group index. */
+const PATTERNS: [number, RegExp][] = GROUPS.flatMap((group, index) =>
+  group instanceof RegExp ? [[index, new RegExp(group.source, `${group.flags.replace('g', '')}g`)]] : [],
+)
+
+/** Letters of the scripts that write words with spaces, and digits: a cue starting with one starts a word. */
+const WORD = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{N}_]/u
+const isWordCode = (code: number) =>
+  (code >= 0x30 && code <= 0x39) ||
+  (code >= 0x61 && code <= 0x7a) ||
+  (code >= 0x41 && code <= 0x5a) ||
+  (code >= 0xc0 && WORD.test(String.fromCharCode(code)))
+
+/** Ends a sentence: a full stop only before white space or the end, so URLs, addresses and `.env` stay whole. */
+const endsSentence = (text: string, i: number) => {
+  const code = text.charCodeAt(i)
+  if (
+    code === 0x0a ||
+    code === 0x21 ||
+    code === 0x3f ||
+    code === 0x3002 ||
+    code === 0xff01 ||
+    code === 0xff1f
+  ) {
+    return true
+  }
+  if (code !== 0x2e) return false
+  const after = text.charCodeAt(i + 1)
+  return Number.isNaN(after) || after === 0x20 || after === 0x0a || after === 0x09
+}
+
+/** The last text read and what it held: the rules and the learned layer read the same layers in turn. */
+let last: { folded: string; sentences: Uint8Array[] } | undefined
+
+/** The groups each sentence of `folded` holds, one array of flags per sentence. Linear in the text. */
+function sentenceGroups(folded: string): Uint8Array[] {
+  if (last?.folded === folded) return last.sentences
+  const sentences = readSentences(folded)
+  last = { folded, sentences }
+  return sentences
+}
+
+function readSentences(folded: string): Uint8Array[] {
+  automaton ??= buildAutomaton()
+  const { next, fail, out, rootNext } = automaton
+  const text = folded.toLowerCase()
+  const sentences: Uint8Array[] = [new Uint8Array(GROUPS.length)]
+  const starts = [0]
+  let state = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    while (state !== 0 && !next[state]?.has(code)) state = fail[state] as number
+    // From the start state (where most characters leave the automaton) by a table, not a map.
+    state = state === 0 ? (rootNext[code] as number) : (next[state]?.get(code) ?? 0)
+    const ending = out[state] as [number, number, boolean][]
+    if (ending.length > 0) {
+      const held = sentences[sentences.length - 1] as Uint8Array
+      for (let k = 0; k < ending.length; k++) {
+        const [group, length, wordStart] = ending[k] as [number, number, boolean]
+        if (wordStart && i - length >= 0 && isWordCode(text.charCodeAt(i - length))) continue
+        held[group] = 1
+      }
+    }
+    if (endsSentence(text, i)) {
+      // An empty sentence (a blank line, "!!") is not kept: its start moves on instead.
+      if (starts[starts.length - 1] === i) starts[starts.length - 1] = i + 1
+      else {
+        sentences.push(new Uint8Array(GROUPS.length))
+        starts.push(i + 1)
+      }
+    }
+  }
+  // What no cue list holds: addresses (anywhere in a sentence), and an authority's header (at its start).
+  for (const [index, global] of PATTERNS) {
+    let sentence = 0
+    for (const match of text.matchAll(global)) {
+      while (sentence + 1 < starts.length && (starts[sentence + 1] as number) <= match.index) sentence++
+      ;(sentences[sentence] as Uint8Array)[index] = 1
+    }
+  }
+  const header = indexOf(HEADER)
+  starts.forEach((start, i) => {
+    HEADER_PATTERN.lastIndex = start
+    if (HEADER_PATTERN.test(text)) (sentences[i] as Uint8Array)[header] = 1
+  })
+  return sentences
+}
+
+const holds = (held: Uint8Array, group: Group) => held[indexOf(group)] === 1
+
+/** The first family rule a sentence of `folded` matches, or null. Linear: one pass finds every cue. */
+export function matchFamilies(folded: string): FamilyRule | null {
+  for (const held of sentenceGroups(folded)) {
+    for (const candidate of FAMILY_RULES) {
+      if (
+        candidate.groups.every((group) => holds(held, group)) &&
+        !(candidate.unless && holds(held, candidate.unless))
+      ) {
+        return candidate
+      }
+    }
+  }
+  return null
+}
+
+/**
+ * The cue groups each sentence of `folded` holds, and every pair of them held by one sentence, as feature
+ * names for the learned layer: the structure of an intent, the same in every language. Linear.
+ */
+export function cuePairs(folded: string): string[] {
+  const names = new Set<string>()
+  for (const held of sentenceGroups(folded)) {
+    const present: number[] = []
+    held.forEach((flag, index) => {
+      if (flag === 1) present.push(index)
+    })
+    for (let i = 0; i < present.length; i++) {
+      const first = GROUP_NAMES[present[i] as number] as string
+      names.add(first)
+      for (let j = i + 1; j < present.length; j++) names.add(`${first}+${GROUP_NAMES[present[j] as number]}`)
+    }
+  }
+  return [...names]
+}

@@ -1,0 +1,101 @@
+/**
+ * The features the learned layer reads: hashed character n-grams (1 to 4 characters, so Chinese, Japanese
+ * and Korean words count as much as Latin ones), hashed word unigrams and bigrams of the folded, lower-cased
+ * text, and named features (the cue groups of families.ts held by a sentence, and their pairs). No n-gram
+ * is built as a string: each is hashed as it is read (FNV-1a), so the cost is a constant per character.
+ */
+
+/** 2^BITS buckets; the shipped weights have exactly this many. */
+export const FEATURE_BITS = 16
+const MASK = (1 << FEATURE_BITS) - 1
+const CHAR_GRAMS = 4
+const PRIME = 0x01000193
+
+/**
+ * Called once per feature occurrence: its bucket, and for word features where the word (or word pair)
+ * sits in the lower-cased text, so an explanation can quote it without the scan building strings.
+ */
+export type FeatureVisitor = (bucket: number, from?: number, to?: number) => void
+
+const isWordChar = (code: number) =>
+  (code >= 0x30 && code <= 0x39) ||
+  (code >= 0x61 && code <= 0x7a) ||
+  code === 0x5f ||
+  (code >= 0xc0 && code !== 0xd7 && code !== 0xf7 && !isIdeographic(code) && !isPunctuation(code))
+/** Han, kana and Hangul: each character is its own word for the word features. */
+const isIdeographic = (code: number) =>
+  (code >= 0x3040 && code <= 0x30ff) ||
+  (code >= 0x3400 && code <= 0x9fff) ||
+  (code >= 0xac00 && code <= 0xd7af)
+const isPunctuation = (code: number) =>
+  (code >= 0x2000 && code <= 0x206f) ||
+  (code >= 0x3000 && code <= 0x303f) ||
+  (code >= 0xff00 && code <= 0xff0f)
+const isWhite = (code: number) => code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d
+
+/**
+ * Visits every n-gram feature of `lower` (folded and lower-cased), and returns how many there were.
+ * Linear: CHAR_GRAMS hashes per character, two per word.
+ */
+export function visitNgrams(lower: string, visit: FeatureVisitor): number {
+  let total = 0
+  // Character n-grams over the text with white space runs read as one space.
+  let previousWhite = true
+  for (let i = 0; i < lower.length; i++) {
+    if (isWhite(lower.charCodeAt(i)) && previousWhite) continue
+    previousWhite = isWhite(lower.charCodeAt(i))
+    let hash = 0x811c9dc5
+    let j = i
+    for (let n = 0; n < CHAR_GRAMS && j < lower.length; n++) {
+      let code = lower.charCodeAt(j)
+      if (isWhite(code)) {
+        code = 0x20
+        while (j + 1 < lower.length && isWhite(lower.charCodeAt(j + 1))) j++
+      }
+      j++
+      hash = Math.imul(hash ^ code, PRIME)
+      visit((Math.imul(hash ^ (n + 1), PRIME) >>> 0) & MASK)
+      total++
+    }
+  }
+  // Words and word pairs.
+  let previous = -1
+  let previousStart = 0
+  let start = -1
+  const flush = (end: number) => {
+    if (start < 0) return
+    let hash = 0x9e3779b1
+    for (let i = start; i < end; i++) hash = Math.imul(hash ^ lower.charCodeAt(i), PRIME)
+    visit((Math.imul(hash ^ 0x57, PRIME) >>> 0) & MASK, start, end)
+    total++
+    if (previous !== -1) {
+      const pair = Math.imul(Math.imul(previous, 31) ^ hash, PRIME)
+      visit((Math.imul(pair ^ 0xb1, PRIME) >>> 0) & MASK, previousStart, end)
+      total++
+    }
+    previous = hash
+    previousStart = start
+    start = -1
+  }
+  for (let i = 0; i < lower.length; i++) {
+    const code = lower.charCodeAt(i)
+    if (isIdeographic(code)) {
+      flush(i)
+      start = i
+      flush(i + 1)
+    } else if (isWordChar(code) || (code >= 0xd800 && code <= 0xdfff)) {
+      if (start < 0) start = i
+    } else {
+      flush(i)
+    }
+  }
+  flush(lower.length)
+  return total
+}
+
+/** The bucket of a named feature (`SEND+CHANNEL`). */
+export function namedBucket(name: string): number {
+  let hash = 0x3c6ef372
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), PRIME)
+  return (Math.imul(hash ^ 0x4e, PRIME) >>> 0) & MASK
+}
