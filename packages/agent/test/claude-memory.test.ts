@@ -205,7 +205,7 @@ describe('Claude memory tool on Engram: MEMORY.md and USER.md', () => {
       .catch((e: MemoryRefusal) => e)
     expect(tool).toBeInstanceOf(MemoryRefusal)
     expect((tool as MemoryRefusal).reason).toBe('threat')
-    expect(refused).toBe(`Error: Entry 2 of MEMORY.md${(tool as Error).message.replace(/^Operation 1/, '')}`)
+    expect(refused).toBe(`Error: Entry 2 of MEMORY.md${(tool as Error).message.replace(/^The entry/, '')}`)
     expect(readFileSync(memory.config.memoryPath)).toEqual(before)
   })
 
