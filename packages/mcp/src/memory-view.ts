@@ -1,11 +1,5 @@
 import { basename } from 'node:path'
-import {
-  type MemoryFiles,
-  MemoryRefusal,
-  type MemoryTarget,
-  renderBlock,
-  scanForThreats,
-} from '@engram/agent'
+import { type MemoryFiles, MemoryRefusal, type MemoryTarget, renderBlock } from '@engram/agent'
 
 export const TARGETS = ['memory', 'user'] as const satisfies readonly MemoryTarget[]
 const LABEL: Record<MemoryTarget, string> = { memory: 'MEMORY', user: 'USER PROFILE' }
@@ -32,10 +26,12 @@ export function memoryPath(memory: MemoryFiles, target: MemoryTarget): string {
 export async function viewMemoryFile(memory: MemoryFiles, target: MemoryTarget): Promise<MemoryFileView> {
   const file = basename(memoryPath(memory, target))
   try {
-    const { entries, chars, limit } = await memory.read(target)
-    const shown = entries.map((entry) => {
-      const scan = scanForThreats(entry)
-      return scan.ok ? entry : `[BLOCKED: ${scan.reason}]`
+    const { entries, chars, limit, blocked } = await memory.read(target)
+    // The file's own verdicts (read() honours entries a person allowed with `engram memory add --allow`).
+    const reasons = new Map(blocked?.map((b) => [b.entry - 1, b.reason]))
+    const shown = entries.map((entry, index) => {
+      const reason = reasons.get(index)
+      return reason === undefined ? entry : `[BLOCKED: ${reason}]`
     })
     return {
       target,

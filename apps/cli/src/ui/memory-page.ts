@@ -1,4 +1,4 @@
-import { type MemoryFiles, MemoryRefusal, type MemoryTarget, scanForThreats } from '@engram/agent'
+import { type MemoryFiles, MemoryRefusal, type MemoryTarget } from '@engram/agent'
 import { html } from 'hono/html'
 import { type Html, meter, page } from './html.ts'
 
@@ -32,11 +32,13 @@ export async function memoryPage(
   for (const { target, label } of FILES) {
     try {
       const file = await memory.read(target)
-      const entries = file.entries.map((entry) => {
-        const scan = scanForThreats(entry)
-        return scan.ok
+      // The file's own verdicts (read() honours entries a person allowed with `engram memory add --allow`).
+      const reasons = new Map(file.blocked?.map((b) => [b.entry - 1, b.reason]))
+      const entries = file.entries.map((entry, index) => {
+        const reason = reasons.get(index)
+        return reason === undefined
           ? html`<li><pre>${entry}</pre></li>`
-          : html`<li class="blocked"><strong>BLOCKED: ${scan.reason}</strong> <span class="muted">(shown to the model as [BLOCKED: ${scan.reason}])</span><pre>${entry}</pre></li>`
+          : html`<li class="blocked"><strong>BLOCKED: ${reason}</strong> <span class="muted">(shown to the model as [BLOCKED: ${reason}])</span><pre>${entry}</pre></li>`
       })
       sections.push(
         html`<h2>${label}</h2><p>${meter(file.chars, file.limit, memory.config.compactTriggerRatio)} · ${file.entries.length} entries</p>
