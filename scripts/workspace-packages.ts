@@ -68,7 +68,7 @@ export function requiredPeers(json: PackageJson): string[] {
   )
 }
 
-/** Every `@engram/…` module specifier the README, docs/ and the package READMEs import (`from '…'`). */
+/** Every `@engram/…` module specifier the README, docs/ and the package READMEs import or name in backticks. */
 export function documentedImports(): Map<string, string[]> {
   const docs = [
     'README.md',
@@ -81,8 +81,9 @@ export function documentedImports(): Map<string, string[]> {
   for (const doc of docs) {
     if (!existsSync(join(ROOT, doc))) continue
     const text = readFileSync(join(ROOT, doc), 'utf8')
-    for (const match of text.matchAll(/(?:from\s+|import\(\s*)['"](@engram\/[\w.-]+(?:\/[\w./-]+)?)['"]/g)) {
-      const specifier = match[1] as string
+    const specifiers = /(?:from\s+|import\(\s*)['"](@engram\/[\w.-]+(?:\/[\w./-]+)?)['"]|`(@engram\/[\w.-]+(?:\/[\w./-]+)?)`/g
+    for (const match of text.matchAll(specifiers)) {
+      const specifier = (match[1] ?? match[2]) as string
       found.set(specifier, [...new Set([...(found.get(specifier) ?? []), doc])])
     }
   }
