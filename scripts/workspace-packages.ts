@@ -81,7 +81,8 @@ export function documentedImports(): Map<string, string[]> {
   for (const doc of docs) {
     if (!existsSync(join(ROOT, doc))) continue
     const text = readFileSync(join(ROOT, doc), 'utf8')
-    const specifiers = /(?:from\s+|import\(\s*)['"](@engram\/[\w.-]+(?:\/[\w./-]+)?)['"]|`(@engram\/[\w.-]+(?:\/[\w./-]+)?)`/g
+    const specifiers =
+      /(?:from\s+|import\(\s*)['"](@engram\/[\w.-]+(?:\/[\w./-]+)?)['"]|`(@engram\/[\w.-]+(?:\/[\w./-]+)?)`/g
     for (const match of text.matchAll(specifiers)) {
       const specifier = (match[1] ?? match[2]) as string
       found.set(specifier, [...new Set([...(found.get(specifier) ?? []), doc])])

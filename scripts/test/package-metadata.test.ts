@@ -43,13 +43,17 @@ describe.each(packages.map((pkg) => [pkg.dir, pkg] as const))('%s', (dir, { json
     }
   })
 
-  it('ships dist, a README, the licence and a description, for the Node lines it is tested on', () => {
+  it('ships dist, a README, a CHANGELOG, the licence and a description, for the Node lines it is tested on', () => {
     expect(json.private, `${dir} must be publishable`).not.toBe(true)
     expect(json.files).toContain('dist')
     expect(json.license).toBe('MIT')
     expect(json.description?.length).toBeGreaterThan(20)
     expect(json.engines?.node).toBe('>=20')
+    expect(json.files).toContain('CHANGELOG.md')
     expect(existsSync(join(ROOT, dir, 'README.md')), `${dir}/README.md`).toBe(true)
+    expect(readFileSync(join(ROOT, dir, 'CHANGELOG.md'), 'utf8')).toMatch(
+      new RegExp(`^# ${json.name}\n\n## ${json.version}`),
+    )
     expect(readFileSync(join(ROOT, dir, 'LICENSE'), 'utf8'), `${dir}/LICENSE is the root LICENSE`).toBe(
       licence,
     )
