@@ -5,7 +5,7 @@ import type { TsdownHooks, UserConfig } from 'tsdown'
 type BuildDone = Parameters<TsdownHooks['build:done']>[0]
 
 /** The folder, inside dist/, of the modules a package's `exports` name: one per entry, checking peers first. */
-export const ENTRY_FOLDER = 'entry'
+const ENTRY_FOLDER = 'entry'
 
 /**
  * The peers a package cannot load without (its non-optional peerDependencies), with their ranges. npm leaves
