@@ -4,9 +4,9 @@
  * versions, then, on that line's node: imports every entry a README or docs/ names, opens a SQLite and a
  * PGlite store, runs the README examples (the root "As a library" block, core, OpenAI Agents, AI SDK) as
  * written against a local OpenAI-compatible server, runs the installed CLI on the store, and checks that a
- * missing drizzle-orm is named. Exits non-zero on the first failure.
+ * missing peer is named. Exits non-zero on the first failure.
  *
- *   pnpm test:pack --line 24        (also 20, 22; scripts/sdk-lines.ts says what each installs)
+ *   pnpm test:pack --line 24 [--no-build] [--work DIR]   (also 20, 22; scripts/sdk-lines.ts says what each installs)
  *
  * The Node build comes from the npm registry (scripts/node-line.sh); npm's cache is kept beside it.
  */
@@ -23,8 +23,21 @@ import { documentedImports, ROOT, workspacePackages } from './workspace-packages
 const run = promisify(execFile)
 const line = lineArgument(process.argv.slice(2))
 const { peers } = NODE_LINES[line]
-/** Installed beside the packages on every line: PGlite for the second store, tsx to run the README's TypeScript, vitest and fast-check for @engram/core/testing. */
-const EXTRAS = { '@electric-sql/pglite': '0.5.16', tsx: '4.23.15', vitest: '4.1.12', 'fast-check': '4.10.2' }
+/**
+ * Installed beside the packages on every line: the drivers the documented entries import (PGlite, pg,
+ * libSQL), tsx to run the READMEs' TypeScript, vitest and fast-check for @engram/core/testing.
+ */
+const EXTRAS = {
+  '@electric-sql/pglite': '0.5.16',
+  pg: '8.23.1',
+  libsql: '0.5.29',
+  '@libsql/client': '0.18.0',
+  tsx: '4.23.15',
+  vitest: '4.1.12',
+  'fast-check': '4.10.2',
+}
+/** `--work DIR`: install into DIR and keep it (a rerun then reinstalls only the packages that changed). */
+const workArgument = process.argv.indexOf('--work')
 
 function step(text: string) {
   console.log(`[pack-test node ${line}] ${text}`)
@@ -55,7 +68,10 @@ const runtime = lineRuntime(line, ROOT)
 // The workspace's own settings do not leak into the user's install.
 const lineEnv: NodeJS.ProcessEnv = { ...runtime.env, OPENAI_API_KEY: '', OPENAI_BASE_URL: '' }
 const { nodeBin } = runtime
-const work = mkdtempSync(join(tmpdir(), `engram-pack-${line}-`))
+const work =
+  workArgument === -1
+    ? mkdtempSync(join(tmpdir(), `engram-pack-${line}-`))
+    : (process.argv[workArgument + 1] as string)
 const started = Date.now()
 try {
   step(`${(await sh(nodeBin, ['--version'], { cwd: work })).stdout.trim()} in ${work}`)
@@ -65,7 +81,7 @@ try {
     await sh('pnpm', ['build'], { cwd: ROOT })
   }
   const tarballs = join(work, 'tarballs')
-  mkdirSync(tarballs)
+  mkdirSync(tarballs, { recursive: true })
   const dependencies: Record<string, string> = {}
   for (const pkg of workspacePackages()) {
     const { stdout } = await sh('pnpm', ['pack', '--json', '--pack-destination', tarballs], {
@@ -77,7 +93,7 @@ try {
   step(`packed ${Object.keys(dependencies).join(', ')}`)
 
   const project = join(work, 'app')
-  mkdirSync(project)
+  mkdirSync(project, { recursive: true })
   writeFileSync(
     join(project, 'package.json'),
     JSON.stringify(
@@ -161,6 +177,7 @@ for (const url of ['./stores/engram.db', 'pglite:./stores/pglite']) {
     const server = await startServer([], answer(example.reply))
     try {
       const cwd = join(project, `example-${index}`)
+      rmSync(cwd, { recursive: true, force: true })
       mkdirSync(cwd)
       const file = join(project, `example-${index}.ts`)
       writeFileSync(file, example.block)
@@ -182,20 +199,29 @@ for (const url of ['./stores/engram.db', 'pglite:./stores/pglite']) {
     }
   }
 
-  step('without drizzle-orm (npm --legacy-peer-deps leaves it out): the import names it')
-  const drizzle = join(project, 'node_modules/drizzle-orm')
-  renameSync(drizzle, `${drizzle}.aside`)
-  try {
-    const probe =
-      "import('@engram/agent').then(() => process.exit(3), (e) => { console.log(e.code + ' ' + e.message); process.exit(0) })"
-    const { stdout } = await sh(nodeBin, ['--input-type=module', '-e', probe], { cwd: project, env: lineEnv })
-    if (!stdout.startsWith('ENGRAM_MISSING_PEER') || !stdout.includes('npm install drizzle-orm@')) {
-      throw new Error(`expected ENGRAM_MISSING_PEER naming drizzle-orm, got: ${stdout}`)
+  // A missing peer is named with the command that installs it: drizzle-orm (required; npm --legacy-peer-deps
+  // leaves it out) from the first import, pg (optional: the driver a user picks) from its driver's entry.
+  for (const [peer, entry] of [
+    ['drizzle-orm', '@engram/agent'],
+    ['pg', '@engram/core/drivers/pg'],
+  ] as const) {
+    step(`without ${peer}: importing ${entry} names it`)
+    const folder = join(project, 'node_modules', peer)
+    renameSync(folder, `${folder}.aside`)
+    try {
+      const probe = `import(${JSON.stringify(entry)}).then(() => process.exit(3), (e) => { console.log(e.code + ' ' + e.message); process.exit(0) })`
+      const { stdout } = await sh(nodeBin, ['--input-type=module', '-e', probe], {
+        cwd: project,
+        env: lineEnv,
+      })
+      if (!stdout.startsWith('ENGRAM_MISSING_PEER') || !stdout.includes(`npm install ${peer}@`)) {
+        throw new Error(`expected ENGRAM_MISSING_PEER naming ${peer}, got: ${stdout}`)
+      }
+    } finally {
+      renameSync(`${folder}.aside`, folder)
     }
-  } finally {
-    renameSync(`${drizzle}.aside`, drizzle)
   }
   step(`passed in ${Math.round((Date.now() - started) / 1000)} s`)
 } finally {
-  if (!process.argv.includes('--keep')) rmSync(work, { recursive: true, force: true })
+  if (workArgument === -1) rmSync(work, { recursive: true, force: true })
 }
