@@ -71,11 +71,24 @@ function addonFor(folder: string, runtime: LineRuntime): string {
   return built
 }
 
-/** Puts `addon` in place of each folder's build for the run, and returns how to put the workspace's back. */
+/** Whether the line's node loads the addon as it is (the workspace was installed with this line's ABI). */
+function loads(addon: string, runtime: LineRuntime): boolean {
+  try {
+    execFileSync(runtime.nodeBin, ['-e', `process.dlopen({ exports: {} }, ${JSON.stringify(addon)})`], {
+      stdio: 'ignore',
+    })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Puts the line's build in place of each folder's (unless it loads already); returns how to put the workspace's back. */
 function swapAddons(runtime: LineRuntime): () => void {
   const restores: (() => void)[] = []
   for (const folder of betterSqlite3Folders()) {
     const target = join(folder, 'build/Release/better_sqlite3.node')
+    if (loads(target, runtime)) continue
     const aside = `${target}.workspace`
     const addon = addonFor(folder, runtime)
     renameSync(target, aside)
