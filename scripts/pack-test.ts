@@ -11,7 +11,8 @@
  * The Node build comes from the npm registry (scripts/node-line.sh); npm's cache is kept beside it.
  */
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -112,6 +113,26 @@ try {
       .map(([name, version]) => `${name}@${version}`)
       .join(', ')})`,
   )
+  // A reused --work folder: npm does not look inside a file: tarball it installed before, so a package whose
+  // tarball changed is removed first (the rest, the SDKs and their compiled addons stay).
+  const stamps = join(project, 'tarballs.json')
+  const previous = existsSync(stamps)
+    ? (JSON.parse(readFileSync(stamps, 'utf8')) as Record<string, string>)
+    : {}
+  const current = Object.fromEntries(
+    Object.entries(dependencies).map(([name, spec]) => [
+      name,
+      createHash('sha256')
+        .update(readFileSync(spec.slice('file:'.length)))
+        .digest('hex'),
+    ]),
+  )
+  for (const name of Object.keys(current).filter((name) => previous[name] !== current[name])) {
+    rmSync(join(project, 'node_modules', name), { recursive: true, force: true })
+  }
+  rmSync(join(project, 'package-lock.json'), { force: true })
+  rmSync(join(project, 'stores'), { recursive: true, force: true })
+  writeFileSync(stamps, JSON.stringify(current))
   await sh('npm', ['install'], { cwd: project, env: lineEnv })
 
   step('import every documented entry')
