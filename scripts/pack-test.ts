@@ -73,6 +73,7 @@ const work =
   workArgument === -1
     ? mkdtempSync(join(tmpdir(), `engram-pack-${line}-`))
     : (process.argv[workArgument + 1] as string)
+mkdirSync(work, { recursive: true })
 const started = Date.now()
 try {
   step(`${(await sh(nodeBin, ['--version'], { cwd: work })).stdout.trim()} in ${work}`)
