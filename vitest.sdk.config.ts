@@ -38,6 +38,9 @@ export default mergeConfig(
         'packages/openai-agents/test/**/*.test.ts',
         'packages/agent/test/providers-*.test.ts',
       ],
+      // They run the README in a child process, which resolves the workspace's SDKs: the pack-and-install
+      // test runs the READMEs against each line's SDKs instead.
+      exclude: ['**/readme.test.ts', '**/node_modules/**'],
     },
   }),
 )
