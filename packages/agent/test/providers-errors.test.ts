@@ -1,7 +1,16 @@
 import { isAuthOrNetworkError } from '@engram/compressor'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createAnthropicProvider } from '../src/providers/anthropic.ts'
 import { maskKey } from '../src/providers/errors.ts'
-import { ANTHROPIC_KEY, localProvider, OPENAI_KEY, rejectionOf, type Vendor } from './providers-helpers.ts'
+import { createOpenAIProvider } from '../src/providers/openai.ts'
+import {
+  ANTHROPIC_KEY,
+  localOptions,
+  localProvider,
+  OPENAI_KEY,
+  rejectionOf,
+  type Vendor,
+} from './providers-helpers.ts'
 import { anthropicAnswer, anthropicError, messageJson } from './servers/anthropic.ts'
 import {
   closedPort,
@@ -42,6 +51,7 @@ function expectNoSecret(error: Error) {
 describe.each(['openai', 'anthropic'] as const)('%s provider errors', (vendor) => {
   const key = vendor === 'openai' ? OPENAI_KEY : ANTHROPIC_KEY
   const variable = vendor === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY'
+  const baseVariable = vendor === 'openai' ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL'
 
   it('401: names the variable the key came from and shows it masked', async () => {
     server = await startServer([unauthorized(vendor)])
@@ -70,6 +80,34 @@ describe.each(['openai', 'anthropic'] as const)('%s provider errors', (vendor) =
     )
     expect(error.code).toBe('NO_API_KEY')
     expect(error.message).toContain(variable)
+    // A library user is told what to pass, not how to run the CLI.
+    expect(error.message).toContain('`apiKey`')
+    expect(error.message).not.toContain('offline')
+  })
+
+  it('no baseUrl given: the base URL variable of the env is used, as the vendor SDK would', async () => {
+    server = await startServer([answer(vendor)])
+    const baseUrl = vendor === 'openai' ? `${server.origin}/v1` : server.origin
+    const { baseUrl: _given, ...options } = { ...localOptions(vendor), env: { [baseVariable]: baseUrl } }
+    const result = await (vendor === 'openai' ? createOpenAIProvider : createAnthropicProvider)(options).chat(
+      ask,
+    )
+    expect(result.message.content).toBe('ok')
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('a base URL variable that is no URL: INVALID_CONFIG naming the variable', async () => {
+    const { baseUrl: _given, ...options } = {
+      ...localOptions(vendor),
+      env: { [baseVariable]: 'ftp://host/v1' },
+    }
+    const error = await rejectionOf(
+      Promise.resolve().then(() =>
+        (vendor === 'openai' ? createOpenAIProvider : createAnthropicProvider)(options),
+      ),
+    )
+    expect(error.code).toBe('INVALID_CONFIG')
+    expect(error.message).toContain(baseVariable)
   })
 
   it('404 page not found: shows the base URL and what to change in its /v1', async () => {

@@ -8,13 +8,13 @@ export type Vendor = 'openai' | 'anthropic'
 export const OPENAI_KEY = 'sk-proj-TESTKEY0123456789abcdefghijklmnop'
 export const ANTHROPIC_KEY = 'sk-ant-api03-TESTKEY0123456789abcdefghijklmnop'
 
-/** A provider of `vendor` pointed at a local server; no proxy unless `env` sets one. */
-export function localProvider(
+/** The options of a provider of `vendor` pointed at a local server; no proxy unless `env` sets one. */
+export function localOptions(
   vendor: Vendor,
-  origin: string,
+  origin = 'http://127.0.0.1:9',
   overrides: Partial<ProviderOptions> = {},
-): ModelProvider {
-  const options: ProviderOptions = {
+): ProviderOptions {
+  return {
     apiKey: vendor === 'openai' ? OPENAI_KEY : ANTHROPIC_KEY,
     baseUrl: vendor === 'openai' ? `${origin}/v1` : origin,
     model: vendor === 'openai' ? 'gpt-local' : 'claude-local',
@@ -23,6 +23,15 @@ export function localProvider(
     env: {},
     ...overrides,
   }
+}
+
+/** A provider of `vendor` pointed at a local server; no proxy unless `env` sets one. */
+export function localProvider(
+  vendor: Vendor,
+  origin: string,
+  overrides: Partial<ProviderOptions> = {},
+): ModelProvider {
+  const options = localOptions(vendor, origin, overrides)
   return vendor === 'openai' ? createOpenAIProvider(options) : createAnthropicProvider(options)
 }
 

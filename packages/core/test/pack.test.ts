@@ -93,7 +93,7 @@ it('publishes exports without the workspace-only engram-source condition, with d
       'utf8',
     )
     expect(manifest).not.toContain('engram-source')
-    expect(JSON.parse(manifest).exports['.'].import).toBe('./dist/index.mjs')
+    expect(JSON.parse(manifest).exports['.'].import).toBe('./dist/entry/index.mjs')
   }
   const core = JSON.parse(
     readFileSync(join(project, 'app', 'node_modules', '@engram', 'core', 'package.json'), 'utf8'),

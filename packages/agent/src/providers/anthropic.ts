@@ -117,6 +117,7 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
     provider: 'anthropic',
     defaultBaseUrl: ANTHROPIC_DEFAULT_BASE_URL,
     keyVariable: 'ANTHROPIC_API_KEY',
+    baseUrlVariable: 'ANTHROPIC_BASE_URL',
     chatPath: '/v1/messages',
   })
   // The SDK loads on the first chat, so creating a provider (and starting the CLI) does not pay for it.

@@ -13,7 +13,7 @@ export interface ProviderOptions {
   apiKey: string | undefined
   /** Where the key came from (`OPENAI_API_KEY`, `api.api_key`, …), named in authentication errors. */
   apiKeySource?: string
-  /** Defaults to the vendor's public API. */
+  /** Defaults to the vendor's base URL variable in `env` (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`), then its public API. */
   baseUrl?: string
   model: string
   /**
@@ -25,21 +25,30 @@ export interface ProviderOptions {
   answerTimeoutSeconds?: number
   /** Retries after the first attempt on 429, 5xx, timeouts and connection errors; default 3. */
   maxRetries?: number
-  /** Proxy variables (HTTP(S)_PROXY, NO_PROXY); defaults to `process.env`. Nothing else is read from it. */
+  /**
+   * Proxy variables (HTTP(S)_PROXY, NO_PROXY) and the vendor's base URL variable when `baseUrl` is not given;
+   * defaults to `process.env`. Nothing else is read from it.
+   */
   env?: ProxyEnv
 }
 
 /** The resolved endpoint plus the fetch the SDK client uses. */
 export function resolveEndpoint(
   options: ProviderOptions,
-  vendor: { provider: Endpoint['provider']; defaultBaseUrl: string; keyVariable: string; chatPath: string },
+  vendor: {
+    provider: Endpoint['provider']
+    defaultBaseUrl: string
+    keyVariable: string
+    baseUrlVariable: string
+    chatPath: string
+  },
 ): { endpoint: Endpoint; fetch: FetchFunction } {
   const apiKeySource = options.apiKeySource ?? vendor.keyVariable
   const apiKey = options.apiKey?.trim() ?? ''
   if (!apiKey) {
     throw new ProviderError(
       'NO_API_KEY',
-      `${vendor.provider}: no API key (${apiKeySource} is not set). Set ${apiKeySource}, or run without a key to use the offline model.`,
+      `${vendor.provider}: no API key (${apiKeySource} is not set). Set ${apiKeySource}, or pass the key as the provider's \`apiKey\` option.`,
     )
   }
   if (!options.model?.trim()) {
@@ -48,15 +57,17 @@ export function resolveEndpoint(
       `${vendor.provider}: no model id. Set HERMES_MODEL or models.main.model_id to a model the endpoint offers.`,
     )
   }
-  const baseUrl = (options.baseUrl?.trim() || vendor.defaultBaseUrl).replace(/\/+$/, '')
+  const env = options.env ?? process.env
+  const fromEnv = options.baseUrl?.trim() ? undefined : env[vendor.baseUrlVariable]?.trim() || undefined
+  const baseUrl = (options.baseUrl?.trim() || fromEnv || vendor.defaultBaseUrl).replace(/\/+$/, '')
   const problem = baseUrlProblem(baseUrl, vendor.keyVariable)
   if (problem) {
+    const source = fromEnv === undefined ? '' : ` (from ${vendor.baseUrlVariable})`
     throw new ProviderError(
       'INVALID_CONFIG',
-      `${vendor.provider}: the base URL ${maskUrl(baseUrl)} ${problem} (for example ${vendor.defaultBaseUrl}).`,
+      `${vendor.provider}: the base URL ${maskUrl(baseUrl)}${source} ${problem} (for example ${vendor.defaultBaseUrl}).`,
     )
   }
-  const env = options.env ?? process.env
   const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS
   return {
     endpoint: {

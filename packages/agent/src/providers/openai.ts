@@ -121,6 +121,7 @@ export function createOpenAIProvider(options: ProviderOptions): ModelProvider {
     provider: 'openai',
     defaultBaseUrl: OPENAI_DEFAULT_BASE_URL,
     keyVariable: 'OPENAI_API_KEY',
+    baseUrlVariable: 'OPENAI_BASE_URL',
     chatPath: '/chat/completions',
   })
   // The SDK loads on the first chat, so creating a provider (and starting the CLI) does not pay for it.
