@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { MemoryFiles } from '@engram/agent'
-import { tool } from 'ai'
+import { type ModelMessage, tool } from 'ai'
 import { z } from 'zod'
 import { memoryConfig } from '../../agent/test/memory-helpers.ts'
 
@@ -32,3 +32,13 @@ export const deployTool = tool({
   inputSchema: z.object({ target: z.string() }),
   execute: async ({ target }) => `deployed ${target}`,
 })
+
+/**
+ * The messages a generateText/streamText call added to the conversation, as an app appends them: ai 7's
+ * `responseMessages` (its `response` is the last step's alone), ai 6's `response.messages` (every step's).
+ */
+export async function responseMessagesOf(result: object): Promise<ModelMessage[]> {
+  if ('responseMessages' in result)
+    return await (result as { responseMessages: PromiseLike<ModelMessage[]> }).responseMessages
+  return (await (result as { response: PromiseLike<{ messages: ModelMessage[] }> }).response).messages
+}

@@ -8,7 +8,7 @@ import { toolPairingProblems } from '../../agent/test/agent-helpers.ts'
 import { type Reply, startServer } from '../../agent/test/servers/http.ts'
 import { openaiAnswer } from '../../agent/test/servers/openai.ts'
 import { type CompactionEvent, engramMiddleware } from '../src/index.ts'
-import { localModel, tempWorld } from './ai-helpers.ts'
+import { localModel, responseMessagesOf, tempWorld } from './ai-helpers.ts'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -76,11 +76,11 @@ it('the middleware compresses a long generateText / streamText conversation into
     if (i % 2 === 0) {
       const result = await generateText({ model, messages, ...settings })
       expect(result.text).toBe(`service-${i} is deployed.`)
-      messages.push(...result.response.messages)
+      messages.push(...(await responseMessagesOf(result)))
     } else {
       const result = streamText({ model, messages, ...settings })
       expect(await result.text).toBe(`service-${i} is deployed.`)
-      messages.push(...(await result.response).messages)
+      messages.push(...(await responseMessagesOf(result)))
     }
   }
   for (let i = 0; i < turns - 1; i++) await turn(i)

@@ -5,7 +5,7 @@ import { toolPairingProblems } from '../../agent/test/agent-helpers.ts'
 import { bodyOf, startServer } from '../../agent/test/servers/http.ts'
 import { openaiAnswer } from '../../agent/test/servers/openai.ts'
 import { engramMiddleware, engramTools } from '../src/index.ts'
-import { deployTool, localModel, tempWorld } from './ai-helpers.ts'
+import { deployTool, localModel, responseMessagesOf, tempWorld } from './ai-helpers.ts'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -45,10 +45,10 @@ it('generateText and streamText with a tool over two turns are recorded once eac
   const messages: ModelMessage[] = [{ role: 'user', content: 'Deploy staging.' }]
   const first = await generateText({ model, messages, ...settings })
   expect(first.text).toBe('Staging is deployed.')
-  messages.push(...first.response.messages, { role: 'user', content: 'And production?' })
+  messages.push(...(await responseMessagesOf(first)), { role: 'user', content: 'And production?' })
   const second = streamText({ model, messages, ...settings })
   expect(await second.text).toBe('Production is deployed too.')
-  messages.push(...(await second.response).messages)
+  messages.push(...(await responseMessagesOf(second)))
 
   // The frozen memory block is in every call's system prompt; the second turn got the first whole.
   for (const request of server.requests) {
