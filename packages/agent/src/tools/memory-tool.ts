@@ -62,6 +62,7 @@ function operationsOf(args: MemoryArgs): MemoryOperation[] {
 export function createMemoryTool(memory: MemoryFiles): AgentTool {
   return defineTool({
     name: 'memory',
+    retrieval: true,
     description: [
       'Save durable facts to your long-term memory files, which are shown to you at the start of every future session (not this one).',
       'target "memory": your notes about the environment, projects, conventions and lessons learned. target "user": who the user is and what they prefer.',

@@ -26,6 +26,7 @@ import {
   encodeMessage,
   MESSAGE_COLUMNS,
   type MessageRow,
+  STORED_MESSAGE_COLUMNS,
   type StoredMessageRow,
 } from './message-codec.ts'
 import { endSessionStatement, getSession, sessionNotFound } from './sessions.ts'
@@ -43,6 +44,7 @@ function storedFrom(encoded: EncodedMessage, sessionId: string, id: number): Sto
     sessionId,
     timestamp: encoded.timestamp,
     tokenCount: encoded.tokenCount,
+    ...(encoded.retrieval ? { retrieval: true } : {}),
   } as StoredMessage
 }
 
@@ -139,7 +141,7 @@ export async function getMessages(ctx: StoreContext, sessionId: string): Promise
 export async function getStoredMessages(ctx: StoreContext, sessionId: string): Promise<StoredMessage[]> {
   const rows = await ctx.read<StoredMessageRow>(
     {
-      sql: `SELECT id, session_id, role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count
+      sql: `SELECT ${STORED_MESSAGE_COLUMNS}
         FROM messages WHERE session_id = ? ORDER BY id`,
       params: [args.checkSessionId(sessionId, 'Reading messages')],
     },
@@ -163,7 +165,7 @@ export async function getStoredMessagesPage(
   const afterId = cursor === undefined ? (fromId ?? 1) - 1 : (decodeCursor(cursor, 1, 0, action)[0] as number)
   const rows = await ctx.read<StoredMessageRow>(
     {
-      sql: `SELECT id, session_id, role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count
+      sql: `SELECT ${STORED_MESSAGE_COLUMNS}
         FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`,
       params: [id, afterId, limit],
     },

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { EngramError } from '../errors.ts'
+import { statementsFirst } from '../search/asked.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
 import { joinTerms, parseSearchQuery, type SearchTerm } from '../search/query.ts'
 import { isQuestion } from '../search/question-words.ts'
@@ -101,7 +102,7 @@ async function findHits(
   const withEpisodes = options.includeEpisodes && options.role === undefined && terms.length > 0
   // on PostgreSQL a keyword search's halves are one statement (a round trip costs there about what a
   // half does); on SQLite each half is its own in-process query, episodes first
-  const { episodes: episodeRows, messages: messageRows } =
+  const { episodes: episodeRows, messages: found } =
     ctx.dialect === 'postgres' && !question
       ? await pgKeywordRows(ctx, terms, options, take, withEpisodes, after)
       : {
@@ -115,6 +116,8 @@ async function findHits(
             ? await conversationSearch(ctx, text, options, take, { ...ALL_RANK_FEATURES, ...options.ranking })
             : await tieredRows(ctx, terms, options, take, after),
         }
+  // a question below every statement that matched (search/asked.ts)
+  const messageRows = sort === 'relevance' ? statementsFirst(found) : found
   // only the rows returned are snippeted
   const shownEpisodes = episodeRows.slice(offset, take)
   const shownMessages = messageRows.slice(
