@@ -1,14 +1,25 @@
 /**
- * A question is weaker evidence than a statement of the same words: "上次说的发布窗口是什么时候？" shares every
- * word of the search it led to, the statement "我们决定把发布窗口改到周四下午。" only some. A search's message rows
- * keep their order among statements and among questions, statements first, so a question is shown only
- * below every statement that matched (and first when nothing else did). Read from the rows' own text the
- * search fetched anyway (the excerpt or snippet): no scan, no column.
+ * What was said outranks what was said about it. A search's message rows keep their order within three
+ * groups, shown in this order:
+ * 1. statements;
+ * 2. echoes: a turn that quotes, word for word, an earlier hit of its own session ("Noted: "we moved the
+ *    release window to Thursday"" after the turn that said it) and matches the search only inside the
+ *    quote — the quote is not a second source (a turn that quotes and then says more of the searched words
+ *    is a statement);
+ * 3. questions: "上次说的发布窗口是什么时候？" shares every word of the search it led to, the statement
+ *    "我们决定把发布窗口改到周四下午。" only some, yet the statement is the answer.
+ * So an echo or a question is shown only below every statement that matched, and first when nothing else
+ * did. Read from the rows' own text the search fetched anyway (the excerpt or snippet): no scan, no column.
  */
 import type { HitRow } from '../store/search-sql.ts'
+import { stripIndexMarks } from './cjk.ts'
 
 /** The longest turn read as a question: a long message that ends by asking states things on the way. */
 const MAX_QUESTION_CHARS = 300
+/** The shortest text whose quote makes an echo ("ok", "thanks" are quoted everywhere). */
+const MIN_QUOTED_CHARS = 12
+
+const textOf = (row: HitRow) => row.excerpt ?? row.snippet
 
 /** Whether a user or assistant turn is a question: short, and ending with a question mark. */
 export function isAsked(role: string, text: string | null): boolean {
@@ -22,10 +33,58 @@ export function isAsked(role: string, text: string | null): boolean {
   return end <= MAX_QUESTION_CHARS || text.slice(0, end).replaceAll('\u200b', '').length <= MAX_QUESTION_CHARS
 }
 
-/** The rows with the statements first, each group in its own order (stable). */
-export function statementsFirst<T extends HitRow>(rows: readonly T[]): T[] {
+/**
+ * The rows that quote an earlier row of their session among `rows` (compared without index marks) and hold
+ * none of the search's `words` (lower case) outside the quote.
+ */
+function echoes<T extends HitRow>(rows: readonly T[], words: readonly string[]): Set<T> {
+  const bySession = new Map<string, T[]>()
+  for (const row of rows) {
+    const list = bySession.get(row.session_id)
+    if (list) list.push(row)
+    else bySession.set(row.session_id, [row])
+  }
+  const out = new Set<T>()
+  for (const list of bySession.values()) {
+    if (list.length < 2) continue
+    const texts = list.map((row) => stripIndexMarks(textOf(row) ?? '').trim())
+    list.forEach((row, i) => {
+      if (row.role !== 'user' && row.role !== 'assistant') return
+      const own = texts[i] as string
+      const quotes = list.some((earlier, j) => {
+        const quoted = texts[j] as string
+        if (earlier.item_id >= row.item_id || quoted.length < MIN_QUOTED_CHARS || own.length <= quoted.length)
+          return false
+        const at = own.indexOf(quoted)
+        if (at < 0) return false
+        const rest = `${own.slice(0, at)}\n${own.slice(at + quoted.length)}`.toLowerCase()
+        return !words.some((word) => rest.includes(word))
+      })
+      if (quotes) out.add(row)
+    })
+  }
+  return out
+}
+
+/**
+ * The rows as statements, then echoes, then questions, each group in its own order (stable), and how
+ * many statements lead.
+ */
+export function statementsFirst<T extends HitRow>(
+  rows: readonly T[],
+  words: readonly string[],
+): { rows: T[]; statements: number } {
+  const echoed = echoes(rows, words)
   const statements: T[] = []
+  const quoting: T[] = []
   const questions: T[] = []
-  for (const row of rows) (isAsked(row.role, row.excerpt ?? row.snippet) ? questions : statements).push(row)
-  return questions.length === 0 ? (rows as T[]) : [...statements, ...questions]
+  for (const row of rows) {
+    if (isAsked(row.role, textOf(row))) questions.push(row)
+    else if (echoed.has(row)) quoting.push(row)
+    else statements.push(row)
+  }
+  return {
+    rows: statements.length === rows.length ? (rows as T[]) : [...statements, ...quoting, ...questions],
+    statements: statements.length,
+  }
 }

@@ -14,12 +14,22 @@
  *   are multiplied by 1 + PARTICIPANT;
  * - time: for "when / how long" questions, messages holding a time expression are multiplied by 1 + TIME;
  * - dates: messages written on a day the query names are multiplied by 1 + DATE.
+ * - statements: a question ranks below every statement that matched, keywords and questions alike
+ *   (asked.ts; applied by search.ts to the rows of either path).
  * (A session prior — a share of the session's summed scores — was measured and did not help: not kept.)
  */
 import { hasTimeExpression, type TimeRange } from './time-words.ts'
 
 /** The techniques, each of which can be turned off (for evaluation: `SearchOptions.ranking`). */
-export const RANK_FEATURES = ['questionWords', 'windows', 'follow', 'participants', 'time', 'dates'] as const
+export const RANK_FEATURES = [
+  'questionWords',
+  'windows',
+  'follow',
+  'participants',
+  'time',
+  'dates',
+  'statements',
+] as const
 
 export type RankFeatures = Record<(typeof RANK_FEATURES)[number], boolean>
 
@@ -30,6 +40,7 @@ export const ALL_RANK_FEATURES: Readonly<RankFeatures> = {
   participants: true,
   time: true,
   dates: true,
+  statements: true,
 }
 
 const WINDOW = 4
