@@ -6,8 +6,11 @@
  *    release window to Thursday"" after the turn that said it) and matches the search only inside the
  *    quote — the quote is not a second source (a turn that quotes and then says more of the searched words
  *    is a statement);
- * 3. questions: "上次说的发布窗口是什么时候？" shares every word of the search it led to, the statement
- *    "我们决定把发布窗口改到周四下午。" only some, yet the statement is the answer.
+ * 3. questions that sent the agent searching (the next message of their session is retrieval traffic):
+ *    "上次说的发布窗口是什么时候？" shares every word of the search it led to, the statement "我们决定把发布窗口改到
+ *    周四下午。" only some, yet the statement is the answer. A question the conversation answered ("How do I
+ *    roll back the deployment?" before the reply that says how) stays where it ranks: it is often the
+ *    only turn holding the topic's words, and leads to its answer.
  * So an echo or a question is shown only below every statement that matched, and first when nothing else
  * did. Read from the rows' own text the search fetched anyway (the excerpt or snippet): no scan, no column.
  */
@@ -20,6 +23,10 @@ const MAX_QUESTION_CHARS = 300
 const MIN_QUOTED_CHARS = 12
 
 const textOf = (row: HitRow) => row.excerpt ?? row.snippet
+
+/** The rows that are questions (isAsked), the candidates for group 3. */
+export const askedRows = <T extends HitRow>(rows: readonly T[]): T[] =>
+  rows.filter((row) => isAsked(row.role, textOf(row)))
 
 /** Whether a user or assistant turn is a question: short, and ending with a question mark. */
 export function isAsked(role: string, text: string | null): boolean {
@@ -67,19 +74,21 @@ function echoes<T extends HitRow>(rows: readonly T[], words: readonly string[]):
 }
 
 /**
- * The rows as statements, then echoes, then questions, each group in its own order (stable), and how
+ * The rows as statements, then echoes, then the questions of `searched` (ids of askedRows that sent the
+ * agent searching), each group in its own order (stable), and how
  * many statements lead.
  */
 export function statementsFirst<T extends HitRow>(
   rows: readonly T[],
   words: readonly string[],
+  searched: ReadonlySet<number>,
 ): { rows: T[]; statements: number } {
   const echoed = echoes(rows, words)
   const statements: T[] = []
   const quoting: T[] = []
   const questions: T[] = []
   for (const row of rows) {
-    if (isAsked(row.role, textOf(row))) questions.push(row)
+    if (searched.has(row.item_id)) questions.push(row)
     else if (echoed.has(row)) quoting.push(row)
     else statements.push(row)
   }

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import { EngramError } from '../errors.ts'
-import { statementsFirst } from '../search/asked.ts'
+import { askedRows, statementsFirst } from '../search/asked.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
 import { joinTerms, parseSearchQuery, type SearchTerm } from '../search/query.ts'
 import { isQuestion } from '../search/question-words.ts'
@@ -89,6 +89,26 @@ function toHit(kind: 'message' | 'episode', row: HitRow, snippet: string): Searc
 
 type ParsedSearchOptions = z.output<typeof args.searchOptions>
 
+/**
+ * The ids of the question rows (asked.ts) whose next message in their session is the agent's retrieval
+ * traffic: questions that sent it searching. One indexed read for the few question-shaped rows, none when
+ * there are none.
+ */
+async function searchedQuestions(ctx: StoreContext, rows: readonly HitRow[]): Promise<Set<number>> {
+  const asked = askedRows(rows).map((row) => row.item_id)
+  if (asked.length === 0) return new Set()
+  const found = await ctx.read<{ id: number }>(
+    {
+      sql: `SELECT t.id FROM messages t WHERE t.id IN (${asked.map(() => '?').join(', ')})
+        AND (SELECT n.retrieval FROM messages n WHERE n.session_id = t.session_id AND n.id > t.id
+          ORDER BY n.id LIMIT 1) = 1`,
+      params: asked,
+    },
+    'Searching messages',
+  )
+  return new Set(found.map((row) => Number(row.id)))
+}
+
 async function findHits(
   ctx: StoreContext,
   query: string,
@@ -128,11 +148,13 @@ async function findHits(
   const words = terms.flatMap((term) => (term.stop ? [] : [term.text.toLowerCase()]))
   let pool = ordered ? Math.max(take, STATEMENT_POOL) : take
   let found = await read(pool)
-  let order = ordered ? statementsFirst(found.messages, words) : { rows: found.messages, statements: take }
+  let order = ordered
+    ? statementsFirst(found.messages, words, await searchedQuestions(ctx, found.messages))
+    : { rows: found.messages, statements: take }
   if (ordered && order.statements < take && found.messages.length === pool && pool < MAX_STATEMENT_POOL) {
     pool = Math.min(MAX_STATEMENT_POOL, pool * 4)
     found = await read(pool)
-    order = statementsFirst(found.messages, words)
+    order = statementsFirst(found.messages, words, await searchedQuestions(ctx, found.messages))
   }
   const episodeRows = found.episodes
   const messageRows = order.rows
