@@ -13,8 +13,8 @@
  * - participants: when the query names a speaker (the OpenAI `name` field), that speaker's messages
  *   are multiplied by 1 + PARTICIPANT: a hint, never a filter. A question can name the wrong person
  *   ("What did Caroline paint?" when Melanie did: LoCoMo's adversarial questions); at 0.5 those fell to
- *   R@5 40 on the LoCoMo dev tune conversations, at 0 single-hop fell 7 points; 0.1 was chosen on the tune
- *   conversations only (docs/benchmarks.md#locomo-pnpm-evallocomo);
+ *   R@5 44 on the LoCoMo dev tune conversations, at 0 single-hop fell 7 points; 0.15 (the best tune R@5)
+ *   was chosen on the tune conversations only (docs/benchmarks.md#locomo-pnpm-evallocomo);
  * - time: for "when / how long" questions, messages holding a time expression are multiplied by 1 + TIME;
  * - dates: messages written on a day the query names are multiplied by 1 + DATE.
  * - statements: a question ranks below every statement that matched, keywords and questions alike
@@ -48,7 +48,7 @@ export const ALL_RANK_FEATURES: Readonly<RankFeatures> = {
 
 const WINDOW = 4
 const FOLLOW = 0.3
-const PARTICIPANT = 0.1
+const PARTICIPANT = 0.15
 const TIME = 0.5
 const DATE = 1
 
