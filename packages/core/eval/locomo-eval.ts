@@ -53,7 +53,7 @@ const MONTHS = 'january february march april may june july august september octo
 )
 
 /** "1:56 pm on 8 May, 2023" → ms since the epoch (UTC). */
-export function parseSessionDate(text: string): number {
+function parseSessionDate(text: string): number {
   const m = /(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i.exec(text)
   if (!m)
     throw new Error(`Unreadable session date ${JSON.stringify(text)}: expected "1:56 pm on 8 May, 2023".`)
@@ -64,7 +64,7 @@ export function parseSessionDate(text: string): number {
 }
 
 /** The evidence ids of a question ("D1:3"; a few entries hold several, separated by spaces or ';'). */
-export const evidenceOf = (evidence: readonly string[] = []): string[] =>
+const evidenceOf = (evidence: readonly string[] = []): string[] =>
   evidence
     .flatMap((e) => e.split(/[\s;,]+/))
     .map((e) => /^D(\d+):(\d+)$/.exec(e))
@@ -108,7 +108,7 @@ interface Result {
 
 type WindowMode = 'as-used' | 'indexed' | 'query-time'
 
-export async function runLocomo(
+async function runLocomo(
   samples: readonly Sample[],
   windows: WindowMode,
   ranking: Partial<RankFeatures> = {},

@@ -29,7 +29,7 @@ export const askedRows = <T extends HitRow>(rows: readonly T[]): T[] =>
   rows.filter((row) => isAsked(row.role, textOf(row)))
 
 /** Whether a user or assistant turn is a question: short, and ending with a question mark. */
-export function isAsked(role: string, text: string | null): boolean {
+function isAsked(role: string, text: string | null): boolean {
   if ((role !== 'user' && role !== 'assistant') || text === null) return false
   // the end before white space and the index's U+200B marks (CJK text is indexed with them)
   let end = text.length

@@ -14,9 +14,11 @@ import { isWellFormed } from '../validation.ts'
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool'])
 
-/** The columns of a message row, in the order MESSAGE_COLUMNS names them. */
-export const MESSAGE_COLUMNS =
-  'role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count, search_text, retrieval'
+/** The columns of a message that is not retrieval traffic (its `retrieval` is left null). */
+export const PLAIN_MESSAGE_COLUMNS =
+  'role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count, search_text'
+/** The columns of a message row, in the order of EncodedMessage.values: the plain ones, then `retrieval`. */
+export const MESSAGE_COLUMNS = `${PLAIN_MESSAGE_COLUMNS}, retrieval`
 
 export interface EncodedMessage {
   values: SqlValue[]
