@@ -93,9 +93,9 @@ async function load(store: Store, sample: Sample): Promise<Map<number, string>> 
         timestamp,
       })),
     )
-    stored.forEach((message, i) =>
-      dia.set(message.id, (turns[i] as Turn).dia_id.replace(/^D(\d+):0*(\d+)$/, 'D$1:$2')),
-    )
+    for (const [i, message] of stored.entries()) {
+      dia.set(message.id, (turns[i] as Turn).dia_id.replace(/^D(\d+):0*(\d+)$/, 'D$1:$2'))
+    }
   }
   return dia
 }
