@@ -98,6 +98,12 @@ export interface MessageInput {
   tokenCount?: number
   /** Milliseconds since the epoch; defaults to now. */
   timestamp?: number
+  /**
+   * True for the agent's own retrieval traffic: a call of its memory or search tools, their results, a reply
+   * that only reports what they found. Stored and exported as any message, but left out of search unless the
+   * search passes `includeRetrieval`: the agent's echoes of a question must not outrank what was said.
+   */
+  retrieval?: boolean
 }
 
 /** A message for appendMessagesOnce: `ref` is the writer's own id for it, unique within the session. */
@@ -117,6 +123,8 @@ export interface MessageRecord {
   sessionId: string
   timestamp: number
   tokenCount: number | null
+  /** Present (true) on the agent's retrieval traffic (see MessageInput.retrieval). */
+  retrieval?: true
 }
 
 /** A chat message as stored: the message with its record. */
@@ -407,6 +415,11 @@ export interface SearchOptions extends PageOptions {
   sort?: 'relevance' | 'newest' | 'oldest'
   /** Episodes (summaries) before messages; default true. */
   includeEpisodes?: boolean
+  /**
+   * The agent's own retrieval traffic too (messages stored with `retrieval: true`: its searches, their
+   * results and the replies that only report them); default false, so they never outrank what was said.
+   */
+  includeRetrieval?: boolean
   /** The current time (ms) that relative dates in the query ("last week", 上周) resolve against; default now. */
   now?: number
 }

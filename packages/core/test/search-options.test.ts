@@ -59,6 +59,7 @@ describe('search options', () => {
     expect(parseSearchOptions({ limit: 5, userId: 'u' }, 'Searching')).toEqual({
       sort: 'relevance',
       includeEpisodes: true,
+      includeRetrieval: false,
       limit: 5,
       offset: 0,
       userId: 'u',

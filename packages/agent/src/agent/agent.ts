@@ -21,9 +21,10 @@ import {
   type RunOptions,
   withDefaults,
 } from './options.ts'
+import { onlyReports } from './retrieval-reply.ts'
 import { findResumable, NEW_SESSION_END_REASON } from './sessions.ts'
 import { buildSystemPrompt } from './system-prompt.ts'
-import { runToolCalls } from './tool-calls.ts'
+import { isRetrievalCall, runToolCalls } from './tool-calls.ts'
 import { usageRecord } from './usage.ts'
 
 /**
@@ -232,6 +233,8 @@ class EngramAgent implements Agent {
       observe: this.#observer('main', provider, main),
     }
     let answer: string | null = null
+    // what this turn's retrieval calls sent and returned; null once the turn calls any other tool
+    let retrieved: string[] | null = []
     for (let step = 0; step < maxSteps && answer === null; step++) {
       throwIfCancelled(options.signal)
       await this.#checkContext(conversation, false, options.signal)
@@ -244,16 +247,30 @@ class EngramAgent implements Agent {
         options,
       )
       const message = normaliseAnswer(result.message, conversation.history)
-      await conversation.append(message)
       const calls = message.tool_calls ?? []
       if (calls.length === 0) {
         answer = textOf(message)
+        // a reply that only reports the turn's retrieval is its echo (see retrieval-reply.ts)
+        const reports =
+          retrieved !== null && retrieved.length > 0 && onlyReports(answer, [userText, ...retrieved])
+        await conversation.append(message, reports)
         break
       }
+      const retrieval = calls.every((c) => isRetrievalCall(this.#tools, c))
+      await conversation.append(message, retrieval)
+      const before = conversation.history.length
       await runToolCalls(conversation, this.#tools, calls, this.#toolContext(conversation, options.signal), {
         beforeEach: () => throwIfCancelled(options.signal),
         emit: this.#emit,
       })
+      retrieved =
+        retrieval && retrieved !== null
+          ? [
+              ...retrieved,
+              ...calls.map((c) => c.function.arguments),
+              ...conversation.history.slice(before).map(textOf),
+            ]
+          : null
     }
     if (answer === null) {
       answer = `Stopped after ${maxSteps} model calls without a final answer (the step limit). Ask again to continue.`

@@ -39,8 +39,12 @@ export class Conversation {
     return this.#history
   }
 
-  async append(message: ChatMessage): Promise<StoredMessage> {
-    const stored = await this.store.appendMessage(this.#session.id, wire(message))
+  /** Appends a message; `retrieval` marks the agent's own retrieval traffic (see AgentTool.retrieval). */
+  async append(message: ChatMessage, retrieval = false): Promise<StoredMessage> {
+    const stored = await this.store.appendMessage(this.#session.id, {
+      ...wire(message),
+      ...(retrieval ? { retrieval } : {}),
+    })
     this.#history.push(stored)
     this.sinceNudge++
     return stored

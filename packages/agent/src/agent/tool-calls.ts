@@ -21,10 +21,17 @@ export async function runToolCalls(
     const sessionId = conversation.session.id
     hooks.emit({ type: 'tool-started', sessionId, call })
     const result = await callTool(tools, call, context)
-    await conversation.append({ role: 'tool', tool_call_id: call.id, content: toolResultText(result) })
+    await conversation.append(
+      { role: 'tool', tool_call_id: call.id, content: toolResultText(result) },
+      isRetrievalCall(tools, call),
+    )
     hooks.emit({ type: 'tool-finished', sessionId, call, result })
   }
 }
+
+/** Whether a call is of a tool that reads or keeps the agent's memory (AgentTool.retrieval). */
+export const isRetrievalCall = (tools: readonly AgentTool[], call: ToolCall): boolean =>
+  tools.find((t) => t.name === call.function.name)?.retrieval === true
 
 /** The result of one call: the named tool's, or an error listing the tools there are. */
 function callTool(tools: readonly AgentTool[], call: ToolCall, context: ToolContext): Promise<ToolResult> {

@@ -69,6 +69,7 @@ function operationsOf(args: MemoryArgs): MemoryOperation[] {
 export function createMemoryTool(memory: MemoryFiles): AgentTool {
   return defineTool({
     name: 'memory',
+    retrieval: true,
     description: [
       'Save durable facts to your memory files, shown to you from the next session on (in this one, answer from the conversation).',
       'target "memory": your notes about the environment, projects, conventions and lessons learned. target "user": who the user is and what they prefer.',

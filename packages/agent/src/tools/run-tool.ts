@@ -128,12 +128,13 @@ function thrownResult(name: string, error: unknown): ToolResult {
  * and runs `execute`, turning what it throws into an error result. Cost: one schema conversion, once.
  */
 export function defineTool<Input extends z.ZodObject>(definition: ToolDefinition<Input>): AgentTool {
-  const { name, description, input } = definition
+  const { name, description, input, retrieval } = definition
   const parameters = parametersOf(input)
   return {
     name,
     description,
     parameters,
+    ...(retrieval ? { retrieval } : {}),
     async call(rawArgs, context) {
       const json = parseJson(name, rawArgs)
       if (!json.ok) return json.result

@@ -334,6 +334,7 @@ export function createSessionSearchTool(
 ): AgentTool {
   return defineTool({
     name: 'session_search',
+    retrieval: true,
     description: [
       'Search your past conversations with this user (everything ever said, including summaries of compressed parts).',
       'Give query to search; session_id to read one session; nothing to list recent sessions.',

@@ -42,6 +42,12 @@ export const specOf = ({ name, description, parameters }: ToolSpec): ToolSpec =>
  */
 export interface AgentTool extends ToolSpec {
   call(rawArgs: unknown, context: ToolContext): Promise<ToolResult>
+  /**
+   * True for a tool that reads or keeps the agent's memory (`session_search`, `memory`): its calls and
+   * results are stored as retrieval traffic (MessageInput.retrieval), left out of search by default, so
+   * the agent's own searching never outranks what was said.
+   */
+  retrieval?: boolean
 }
 
 /**
@@ -55,4 +61,6 @@ export interface ToolDefinition<Input extends z.ZodObject> {
   description: string
   input: Input
   execute(args: z.output<Input>, context: ToolContext): Promise<string>
+  /** See AgentTool.retrieval. */
+  retrieval?: boolean
 }

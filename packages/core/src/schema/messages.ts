@@ -23,6 +23,12 @@ export const messages = sqliteTable(
     searchText: text('search_text'),
     /** The writer's own id for the message (an MCP client's message id), unique in its session; null when none. */
     ref: text('ref'),
+    /**
+     * 1 when the message is the agent's own retrieval traffic (a call of its memory or search tools, their
+     * results, a reply that only reports them); null otherwise. Kept and exported, left out of search
+     * unless `includeRetrieval` (search-sql.ts).
+     */
+    retrieval: integer('retrieval'),
   },
   (t) => [
     index('messages_session_idx').on(t.sessionId),

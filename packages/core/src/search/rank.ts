@@ -11,15 +11,28 @@
  *   turns' scores), so a search finds the same answers before and after the index catches up;
  * - follow: a message receives FOLLOW × the score of the message before it;
  * - participants: when the query names a speaker (the OpenAI `name` field), that speaker's messages
- *   are multiplied by 1 + PARTICIPANT;
+ *   are multiplied by 1 + PARTICIPANT: a hint, never a filter. A question can name the wrong person
+ *   ("What did Caroline paint?" when Melanie did: LoCoMo's adversarial questions); at 0.5 those fell to
+ *   R@5 44 on the LoCoMo dev tune conversations, at 0 single-hop fell 7 points; 0.15 (the best tune R@5)
+ *   was chosen on the tune conversations only (docs/benchmarks.md#locomo-pnpm-evallocomo);
  * - time: for "when / how long" questions, messages holding a time expression are multiplied by 1 + TIME;
  * - dates: messages written on a day the query names are multiplied by 1 + DATE.
+ * - statements: a question ranks below every statement that matched, keywords and questions alike
+ *   (asked.ts; applied by search.ts to the rows of either path).
  * (A session prior — a share of the session's summed scores — was measured and did not help: not kept.)
  */
 import { hasTimeExpression, type TimeRange } from './time-words.ts'
 
 /** The techniques, each of which can be turned off (for evaluation: `SearchOptions.ranking`). */
-export const RANK_FEATURES = ['questionWords', 'windows', 'follow', 'participants', 'time', 'dates'] as const
+export const RANK_FEATURES = [
+  'questionWords',
+  'windows',
+  'follow',
+  'participants',
+  'time',
+  'dates',
+  'statements',
+] as const
 
 export type RankFeatures = Record<(typeof RANK_FEATURES)[number], boolean>
 
@@ -30,11 +43,12 @@ export const ALL_RANK_FEATURES: Readonly<RankFeatures> = {
   participants: true,
   time: true,
   dates: true,
+  statements: true,
 }
 
 const WINDOW = 4
 const FOLLOW = 0.3
-const PARTICIPANT = 0.5
+const PARTICIPANT = 0.15
 const TIME = 0.5
 const DATE = 1
 

@@ -175,15 +175,15 @@ export function parseQueryDates(query: string, now: number): QueryDates {
 }
 
 const TIME_EXPRESSION_EN = new RegExp(
-  `\\b(?:yesterday|today|tonight|tomorrow|ago|last|next|since|until|morning|evening|weekend|` +
+  `\\b(?:yesterday|today|tonight|tomorrow|ago|last|next|since|until|morning|afternoon|evening|night|noon|midnight|weekend|` +
     `(?:mon|tues|wednes|thurs|fri|satur|sun)day|${MONTH}|days?|weeks?|months?|years?|hours?|minutes?|decade|` +
-    `\\d{4}|\\d{1,2}(?:st|nd|rd|th))\\b`,
+    `\\d{4}|\\d{1,2}(?:st|nd|rd|th)|\\d{1,2}(?::\\d{2})?\\s?[ap]m)\\b`,
   'i',
 )
 const TIME_EXPRESSION_ZH =
-  /昨天|今天|今晚|明天|前天|后天|上周|下周|本周|这周|周末|上个月|下个月|月初|月底|去年|今年|明年|年前|天前|周前|以前|之前|小时|分钟|半年|星期|周[一二三四五六日天]|\d+[年月日号]|[一二三四五六七八九十两]+(?:年|个月|天|周)/
+  /昨天|今天|今晚|明天|前天|后天|上周|下周|本周|这周|周末|上个月|下个月|月初|月底|去年|今年|明年|年前|天前|周前|以前|之前|小时|分钟|半年|星期|周[一二三四五六日天]|\d+[年月日号]|[一二三四五六七八九十两]+(?:年|个月|天|周)|凌晨|早上|上午|中午|下午|傍晚|晚上|[二三四五六七八九十两\d]+点|十[一二]点/
 
-/** Whether a text holds a time expression (yesterday, last week, May, 2023, 3 days, 上周, 两年, 5月 …). */
+/** Whether a text holds a time expression (yesterday, last week, May, 2023, 3 days, 2am, 上周, 两年, 5月, 下午, 两点 …). */
 export function hasTimeExpression(text: string): boolean {
   return TIME_EXPRESSION_EN.test(text) || TIME_EXPRESSION_ZH.test(text)
 }

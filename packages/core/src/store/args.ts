@@ -87,6 +87,7 @@ export const searchOptions = z.object({
   until: epochMs.optional(),
   sort: z.enum(SEARCH_SORTS, { error: `must be one of ${SEARCH_SORTS.join(', ')}` }).default('relevance'),
   includeEpisodes: z.boolean().default(true),
+  includeRetrieval: z.boolean().default(false),
   now: epochMs.optional(),
   ranking: z.partialRecord(z.enum(RANK_FEATURES), z.boolean()).optional(),
   ...paging(10),

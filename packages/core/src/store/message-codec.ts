@@ -14,15 +14,18 @@ import { isWellFormed } from '../validation.ts'
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool'])
 
-/** The columns of a message row, in the order MESSAGE_COLUMNS names them. */
-export const MESSAGE_COLUMNS =
+/** The columns of a message that is not retrieval traffic (its `retrieval` is left null). */
+export const PLAIN_MESSAGE_COLUMNS =
   'role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count, search_text'
+/** The columns of a message row, in the order of EncodedMessage.values: the plain ones, then `retrieval`. */
+export const MESSAGE_COLUMNS = `${PLAIN_MESSAGE_COLUMNS}, retrieval`
 
 export interface EncodedMessage {
   values: SqlValue[]
   message: ChatMessage
   timestamp: number
   tokenCount: number | null
+  retrieval: boolean
 }
 
 const invalid = (message: string) => new EngramError('INVALID_MESSAGE', message)
@@ -128,6 +131,9 @@ export function encodeMessage(input: MessageInput, now: number): EncodedMessage 
   const timestamp = input.timestamp ?? now
   if (!Number.isFinite(timestamp))
     throw invalid('timestamp must be a number of milliseconds since the epoch.')
+  if (input.retrieval !== undefined && typeof input.retrieval !== 'boolean') {
+    throw invalid('retrieval must be true or false when given.')
+  }
   const tokenCount = input.tokenCount ?? null
   if (tokenCount !== null && !(Number.isInteger(tokenCount) && tokenCount >= 0)) {
     throw invalid('tokenCount must be a whole number of at least 0 when given.')
@@ -147,10 +153,12 @@ export function encodeMessage(input: MessageInput, now: number): EncodedMessage 
       timestamp,
       tokenCount,
       searchText,
+      input.retrieval ? 1 : null,
     ],
     message: message as unknown as ChatMessage,
     timestamp,
     tokenCount,
+    retrieval: input.retrieval === true,
   }
 }
 
@@ -179,14 +187,21 @@ export interface StoredMessageRow extends MessageRow {
   session_id: string
   timestamp: number
   token_count: number | null
+  retrieval: number | null
 }
 
+/** The columns a StoredMessageRow is read from (`t.` is not written: each query reads one table). */
+export const STORED_MESSAGE_COLUMNS =
+  'id, session_id, role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count, retrieval'
+
 export function decodeStoredMessage(row: StoredMessageRow): StoredMessage {
-  return {
+  const stored = {
     ...decodeMessage(row),
     id: row.id,
     sessionId: row.session_id,
     timestamp: row.timestamp,
     tokenCount: row.token_count,
   } as StoredMessage
+  if (Number(row.retrieval) === 1) stored.retrieval = true
+  return stored
 }

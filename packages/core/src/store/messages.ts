@@ -26,6 +26,8 @@ import {
   encodeMessage,
   MESSAGE_COLUMNS,
   type MessageRow,
+  PLAIN_MESSAGE_COLUMNS,
+  STORED_MESSAGE_COLUMNS,
   type StoredMessageRow,
 } from './message-codec.ts'
 import { endSessionStatement, getSession, sessionNotFound } from './sessions.ts'
@@ -35,6 +37,16 @@ const MESSAGE_PLACEHOLDERS = MESSAGE_FIELDS.map(() => '?').join(', ')
 // INSERT ... SELECT ... WHERE EXISTS: an unknown session writes nothing, in the same round trip.
 const INSERT_MESSAGE = `INSERT INTO messages (session_id, ${MESSAGE_COLUMNS})
   SELECT ?, ${MESSAGE_PLACEHOLDERS} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?) RETURNING id`
+// A message that is not retrieval traffic leaves `retrieval` to its default (null): the statement every
+// schema since 0000 takes, which the upgrade tests write through on older schemas.
+const INSERT_PLAIN_MESSAGE = `INSERT INTO messages (session_id, ${PLAIN_MESSAGE_COLUMNS})
+  SELECT ?, ${MESSAGE_PLACEHOLDERS.slice(3)} WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?) RETURNING id`
+
+/** The SQLite statement that writes one encoded message into `sessionId`. */
+const insertMessage = (e: EncodedMessage, sessionId: string) =>
+  e.retrieval
+    ? { sql: INSERT_MESSAGE, params: [sessionId, ...e.values, sessionId] }
+    : { sql: INSERT_PLAIN_MESSAGE, params: [sessionId, ...e.values.slice(0, -1), sessionId] }
 
 function storedFrom(encoded: EncodedMessage, sessionId: string, id: number): StoredMessage {
   return {
@@ -43,6 +55,7 @@ function storedFrom(encoded: EncodedMessage, sessionId: string, id: number): Sto
     sessionId,
     timestamp: encoded.timestamp,
     tokenCount: encoded.tokenCount,
+    ...(encoded.retrieval ? { retrieval: true } : {}),
   } as StoredMessage
 }
 
@@ -86,7 +99,7 @@ export async function appendMessages(
     return encoded.map((e, i) => storedFrom(e, id, ids[i] as number))
   }
   const results = await ctx.write(
-    encoded.map((e) => ({ sql: INSERT_MESSAGE, params: [id, ...e.values, id] })),
+    encoded.map((e) => insertMessage(e, id)),
     'Appending a message',
   )
   if (results[0]?.changes === 0) throw sessionNotFound(id)
@@ -139,7 +152,7 @@ export async function getMessages(ctx: StoreContext, sessionId: string): Promise
 export async function getStoredMessages(ctx: StoreContext, sessionId: string): Promise<StoredMessage[]> {
   const rows = await ctx.read<StoredMessageRow>(
     {
-      sql: `SELECT id, session_id, role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count
+      sql: `SELECT ${STORED_MESSAGE_COLUMNS}
         FROM messages WHERE session_id = ? ORDER BY id`,
       params: [args.checkSessionId(sessionId, 'Reading messages')],
     },
@@ -163,7 +176,7 @@ export async function getStoredMessagesPage(
   const afterId = cursor === undefined ? (fromId ?? 1) - 1 : (decodeCursor(cursor, 1, 0, action)[0] as number)
   const rows = await ctx.read<StoredMessageRow>(
     {
-      sql: `SELECT id, session_id, role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count
+      sql: `SELECT ${STORED_MESSAGE_COLUMNS}
         FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`,
       params: [id, afterId, limit],
     },
@@ -194,7 +207,7 @@ export async function continueSession(
           SELECT ?, source, user_id, model, title, system_prompt, id, ? FROM sessions WHERE id = ?`,
         params: [childId, now, parent],
       },
-      ...encoded.map((e) => ({ sql: INSERT_MESSAGE, params: [childId, ...e.values, childId] })),
+      ...encoded.map((e) => insertMessage(e, childId)),
       ...(episode ? [episode] : []),
     ],
     action,

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { ReadAroundOptions, StoredMessage } from '../types.ts'
 import { parse, wholeNumber } from '../validation.ts'
 import type { StoreContext } from './context.ts'
-import { decodeStoredMessage, type StoredMessageRow } from './message-codec.ts'
+import { decodeStoredMessage, STORED_MESSAGE_COLUMNS, type StoredMessageRow } from './message-codec.ts'
 
 /** The most messages read on each side of the one asked for. */
 const MAX_SIDE = 100
@@ -14,8 +14,9 @@ const readAroundArgs = z.object({
   after: side.default(2),
 })
 
-const COLUMNS =
-  'm.id, m.session_id, m.role, m.content, m.content_parts, m.tool_calls, m.tool_call_id, m.name, m.timestamp, m.token_count'
+const COLUMNS = STORED_MESSAGE_COLUMNS.split(', ')
+  .map((column) => `m.${column}`)
+  .join(', ')
 
 /**
  * A message and up to `before` / `after` messages of its session around it, in insertion order: three

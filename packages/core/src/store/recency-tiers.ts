@@ -24,7 +24,7 @@ import type { SqlValue } from '../driver.ts'
 import type { SearchTerm } from '../search/query.ts'
 import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
-import { type HitRow, hitQuery, messageFilters, sliceColumn } from './search-sql.ts'
+import { type HitRow, hitQuery, isScoped, messageFilters, NOT_RETRIEVAL, sliceColumn } from './search-sql.ts'
 
 /** Matches in the newest tier: below this a MATCH is ranked whole (scoring a few thousand rows is quick). */
 export const TIER_MATCHES = 4096
@@ -34,6 +34,11 @@ const TIER_GROWTH = 4
 export const TIER_DECAY = 0.5
 /** FTS5's bm25 constants (fts5_aux.c). */
 const K1 = 1.2
+/**
+ * Rows beyond `take` that an unscoped tier ranks, so that the retrieval traffic it then drops (see
+ * tierRows) still leaves `take`; when it does not, the tier is ranked again with the filter joined.
+ */
+const RETRIEVAL_SLACK = 16
 
 /**
  * One tier: the rowids [from, to) of the matches it holds (to null: up to the newest; from null: the
@@ -84,7 +89,10 @@ const NEWEST_TIER_FROM = `coalesce((SELECT rowid FROM ${SOURCE} WHERE ${SOURCE} 
 
 /**
  * The best `take` matches of one tier, scored bm25 × its weight, only rows passing the filters scored;
- * with the lowest rowid of the tier (its `from`, found here when the tier's is null).
+ * with the lowest rowid of the tier (its `from`, found here when the tier's is null). A search scoped by
+ * nothing but the retrieval filter ranks the tier's matches without joining them (the bounded sorter
+ * over the index alone) and drops the retrieval traffic from its best `take` + RETRIEVAL_SLACK; only when
+ * that leaves fewer than `take` of a full list is the tier ranked again with the filter joined.
  */
 async function tierRows(
   ctx: StoreContext,
@@ -94,30 +102,66 @@ async function tierRows(
   tier: Tier,
 ): Promise<{ rows: HitRow[]; from: number | null }> {
   const filters = messageFilters(options)
-  const joins = filters.where.length > 0
+  const scoped = isScoped(filters)
+  const dropAfter = !scoped && options.includeRetrieval !== true
+  const found = await rankTier(ctx, match, take, tier, filters, scoped, dropAfter)
+  const tierFrom = (rows: typeof found.rows) => tier.from ?? rows[0]?.tier_from ?? null
+  // short of `take` from a full list, or nothing left to tell the tier's bound: ranked again, joined
+  if (
+    dropAfter &&
+    found.rows.length < take &&
+    (found.rows.length === 0 || found.ranked === take + RETRIEVAL_SLACK)
+  ) {
+    const again = await rankTier(ctx, match, take, tier, filters, true, false)
+    return { rows: again.rows, from: tierFrom(again.rows) }
+  }
+  // the tier's bound stays on the rows (an extra column no caller reads): a rest copy per row costs more
+  return { rows: found.rows, from: tierFrom(found.rows) }
+}
+
+/** One tier's statement: joined (every filter applied while ranking), or ranked over the index alone. */
+async function rankTier(
+  ctx: StoreContext,
+  match: string,
+  take: number,
+  tier: Tier,
+  filters: ReturnType<typeof messageFilters>,
+  joins: boolean,
+  dropAfter: boolean,
+): Promise<{ rows: (HitRow & { tier_from: number; ranked: number })[]; ranked: number }> {
   const from: SqlValue[] = tier.from === null ? [match, TIER_MATCHES - 1] : [tier.from]
+  const inner = joins ? filters : { where: [], params: [] }
   // The tier's best rows first (a sorter keeping `take` rows), then their columns and excerpts: the
   // MATERIALIZED CTE keeps SQLite from reading the excerpt of every scored row.
-  const found = await ctx.read<HitRow & { tier_from: number }>(
+  const rows = await ctx.read<HitRow & { tier_from: number; ranked: number }>(
     {
       sql: `WITH b AS MATERIALIZED (SELECT ${tier.from === null ? NEWEST_TIER_FROM : '?'} AS id),
         h AS MATERIALIZED (
           SELECT ${SOURCE}.rowid AS id, -bm25(${SOURCE}) AS score FROM ${SOURCE}
             ${joins ? `JOIN messages t ON t.id = ${SOURCE}.rowid JOIN sessions s ON s.id = t.session_id` : ''}
           WHERE ${SOURCE} MATCH ? AND ${SOURCE}.rowid >= (SELECT id FROM b)${tier.to === null ? '' : ` AND ${SOURCE}.rowid < ?`}
-            ${filters.where.map((w) => `AND ${w}`).join(' ')}
+            ${inner.where.map((w) => `AND ${w}`).join(' ')}
           ORDER BY score DESC, id LIMIT ?)
         SELECT t.session_id, t.id AS item_id, t.role, t.timestamp AS timestamp, s.source,
           h.score * ? AS score, NULL AS snippet,
           ${sliceColumn('message')} AS excerpt, (SELECT id FROM b) AS tier_from
+          ${dropAfter ? ', (SELECT count(*) FROM h) AS ranked' : ''}
         FROM h JOIN messages t ON t.id = h.id JOIN sessions s ON s.id = t.session_id
-        ORDER BY h.score DESC, h.id`,
-      params: [...from, match, ...(tier.to === null ? [] : [tier.to]), ...filters.params, take, tier.weight],
+        ${dropAfter ? `WHERE ${NOT_RETRIEVAL}` : ''}
+        ORDER BY h.score DESC, h.id${dropAfter ? ' LIMIT ?' : ''}`,
+      params: [
+        ...from,
+        match,
+        ...(tier.to === null ? [] : [tier.to]),
+        ...inner.params,
+        dropAfter ? take + RETRIEVAL_SLACK : take,
+        tier.weight,
+        ...(dropAfter ? [take] : []),
+      ],
     },
     'Searching messages',
   )
-  // the tier's bound stays on the rows (an extra column no caller reads): a rest copy per row costs more
-  return { rows: found, from: tier.from ?? found[0]?.tier_from ?? null }
+  return { rows, ranked: dropAfter ? Number(rows[0]?.ranked ?? 0) : rows.length }
 }
 
 /**
@@ -133,7 +177,7 @@ export async function recencyRanked(
   take: number,
 ): Promise<HitRow[]> {
   let tier: Tier = { from: null, to: null, weight: 1 }
-  if (messageFilters(options).where.length > 0) {
+  if (isScoped(messageFilters(options))) {
     // filtered: the newest tier's bound first, so that a MATCH of few matches is ranked in FTS5's rank
     // order, which joins only the rows returned (the tier query joins every match to filter it)
     const from = await boundary(ctx, match, null, TIER_MATCHES)

@@ -77,12 +77,22 @@ function sessionFilters(options: SearchOptions, timeColumn: string): Filters {
   return filters
 }
 
-/** The filters of a search over messages (`t`, joined with its session `s`): the session filters and the role. */
+/**
+ * The filters of a search over messages (`t`, joined with its session `s`): the session filters, the role
+ * and, unless the search includes it, no retrieval traffic (a column of the row the join reads anyway).
+ */
 export function messageFilters(options: SearchOptions): Filters {
   const filters = sessionFilters(options, 't.timestamp')
   filters.addIn('t.role', asList(options.role))
+  if (options.includeRetrieval !== true) filters.add(NOT_RETRIEVAL)
   return filters
 }
+
+/** The filter that leaves the agent's retrieval traffic out of a message search. */
+export const NOT_RETRIEVAL = 't.retrieval IS NULL'
+
+/** Whether a message search is scoped by more than the retrieval filter (session, user, source, time, role). */
+export const isScoped = (filters: Filters) => filters.where.some((where) => where !== NOT_RETRIEVAL)
 
 // Relevance must be `rank` alone: then FTS5 yields rows best-first and SQLite stops after `LIMIT` rows
 // instead of joining, scoring and snippeting every match (any extra sort key brings that back).

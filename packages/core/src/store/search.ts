@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { EngramError } from '../errors.ts'
+import { askedRows, statementsFirst } from '../search/asked.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
 import { joinTerms, parseSearchQuery, type SearchTerm } from '../search/query.ts'
 import { isQuestion } from '../search/question-words.ts'
@@ -24,6 +25,10 @@ export interface EvaluationSearchOptions extends SearchOptions {
 }
 
 const SNIPPET_TOKENS = 32
+/** Message rows a relevance search ranks at least, so that echoes and questions below (asked.ts) cannot fill a small limit. */
+const STATEMENT_POOL = 20
+/** The pool when that one was full and held fewer statements than the search returns. */
+const MAX_STATEMENT_POOL = 200
 
 /**
  * The rows' snippets: made already, or from their excerpts. An excerpt is the row's first SLICE_CHARS + 1
@@ -84,6 +89,26 @@ function toHit(kind: 'message' | 'episode', row: HitRow, snippet: string): Searc
 
 type ParsedSearchOptions = z.output<typeof args.searchOptions>
 
+/**
+ * The ids of the question rows (asked.ts) whose next message in their session is the agent's retrieval
+ * traffic: questions that sent it searching. One indexed read for the few question-shaped rows, none when
+ * there are none.
+ */
+async function searchedQuestions(ctx: StoreContext, rows: readonly HitRow[]): Promise<Set<number>> {
+  const asked = askedRows(rows).map((row) => row.item_id)
+  if (asked.length === 0) return new Set()
+  const found = await ctx.read<{ id: number }>(
+    {
+      sql: `SELECT t.id FROM messages t WHERE t.id IN (${asked.map(() => '?').join(', ')})
+        AND (SELECT n.retrieval FROM messages n WHERE n.session_id = t.session_id AND n.id > t.id
+          ORDER BY n.id LIMIT 1) = 1`,
+      params: asked,
+    },
+    'Searching messages',
+  )
+  return new Set(found.map((row) => Number(row.id)))
+}
+
 async function findHits(
   ctx: StoreContext,
   query: string,
@@ -95,26 +120,44 @@ async function findHits(
   const terms = parseSearchQuery(text)
   // a natural-language question is ranked with its conversation around it; keywords by their matches only
   const question = sort === 'relevance' && isQuestion(text)
+  const features = { ...ALL_RANK_FEATURES, ...options.ranking }
   if (terms.length === 0 && !question) return []
   const match = joinTerms(terms, 'OR')
   const take = offset + limit
   const withEpisodes = options.includeEpisodes && options.role === undefined && terms.length > 0
   // on PostgreSQL a keyword search's halves are one statement (a round trip costs there about what a
   // half does); on SQLite each half is its own in-process query, episodes first
-  const { episodes: episodeRows, messages: messageRows } =
+  const read = async (n: number) =>
     ctx.dialect === 'postgres' && !question
-      ? await pgKeywordRows(ctx, terms, options, take, withEpisodes, after)
+      ? await pgKeywordRows(ctx, terms, options, n, withEpisodes, after)
       : {
           episodes: withEpisodes
             ? await ctx.read<HitRow>(
-                hitStatement(ctx, 'episode', match, options, take, after),
+                hitStatement(ctx, 'episode', match, options, n, after),
                 'Searching episodes',
               )
             : [],
           messages: question
-            ? await conversationSearch(ctx, text, options, take, { ...ALL_RANK_FEATURES, ...options.ranking })
-            : await tieredRows(ctx, terms, options, take, after),
+            ? await conversationSearch(ctx, text, options, n, features)
+            : await tieredRows(ctx, terms, options, n, after),
         }
+  // Statements before echoes and questions (search/asked.ts): the rows are read from a pool of at least
+  // STATEMENT_POOL, so that repeated questions cannot fill a small limit, and from a larger one when the
+  // pool was full and held too few statements.
+  const ordered = sort === 'relevance' && features.statements
+  const words = terms.flatMap((term) => (term.stop ? [] : [term.text.toLowerCase()]))
+  let pool = ordered ? Math.max(take, STATEMENT_POOL) : take
+  let found = await read(pool)
+  let order = ordered
+    ? statementsFirst(found.messages, words, await searchedQuestions(ctx, found.messages))
+    : { rows: found.messages, statements: take }
+  if (ordered && order.statements < take && found.messages.length === pool && pool < MAX_STATEMENT_POOL) {
+    pool = Math.min(MAX_STATEMENT_POOL, pool * 4)
+    found = await read(pool)
+    order = statementsFirst(found.messages, words, await searchedQuestions(ctx, found.messages))
+  }
+  const episodeRows = found.episodes
+  const messageRows = order.rows
   // only the rows returned are snippeted
   const shownEpisodes = episodeRows.slice(offset, take)
   const shownMessages = messageRows.slice(

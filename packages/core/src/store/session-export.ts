@@ -4,7 +4,7 @@ import type { ExportedMessage, ModelCall, SessionExport } from '../types.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
 import { getEpisodes } from './episodes.ts'
-import { decodeStoredMessage, type StoredMessageRow } from './message-codec.ts'
+import { decodeStoredMessage, STORED_MESSAGE_COLUMNS, type StoredMessageRow } from './message-codec.ts'
 import { getSession } from './sessions.ts'
 
 const action = 'Exporting a session'
@@ -33,7 +33,7 @@ export async function exportSession(ctx: StoreContext, id: string): Promise<Sess
   if (!session) return null
   const rows = await ctx.read<StoredMessageRow & { ref: string | null }>(
     {
-      sql: `SELECT id, session_id, role, content, content_parts, tool_calls, tool_call_id, name, timestamp, token_count, ref
+      sql: `SELECT ${STORED_MESSAGE_COLUMNS}, ref
         FROM messages WHERE session_id = ? ORDER BY id`,
       params: [sessionId],
     },

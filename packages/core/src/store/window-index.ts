@@ -21,7 +21,9 @@ export const WINDOW_IDLE_MS = 200
 /** Characters of each message a window indexes: a long tool result adds its start, not all of it. */
 const WINDOW_MEMBER_CHARS = 200
 
-const MEMBER_TEXT = `substr(coalesce(search_text, content, ''), 1, ${WINDOW_MEMBER_CHARS})`
+// The agent's retrieval traffic adds no words to its neighbours' windows (its echoes of a question are not
+// the conversation), and has no window of its own: it is never a search's centre unless asked for.
+const MEMBER_TEXT = `CASE WHEN retrieval IS NULL THEN substr(coalesce(search_text, content, ''), 1, ${WINDOW_MEMBER_CHARS}) ELSE '' END`
 const MARK = '(SELECT indexed_to FROM window_marks WHERE session_id = ?)'
 
 /**
@@ -33,12 +35,12 @@ function indexSessionStatements(sessionId: string): Statement[] {
     {
       sql: `INSERT INTO message_windows_fts (rowid, body)
         SELECT id, body FROM (
-          SELECT id, lead(id) OVER w AS next_id,
+          SELECT id, retrieval, lead(id) OVER w AS next_id,
             coalesce(lag(t) OVER w || ' ', '') || t || coalesce(' ' || lead(t) OVER w, '') AS body
-          FROM (SELECT id, ${MEMBER_TEXT} AS t FROM messages
+          FROM (SELECT id, retrieval, ${MEMBER_TEXT} AS t FROM messages
             WHERE session_id = ? AND id >= coalesce(${MARK}, 0))
           WINDOW w AS (ORDER BY id))
-        WHERE next_id IS NOT NULL AND id > coalesce(${MARK}, 0)`,
+        WHERE next_id IS NOT NULL AND id > coalesce(${MARK}, 0) AND retrieval IS NULL`,
       params: [sessionId, sessionId, sessionId],
     },
     {

@@ -338,6 +338,112 @@ export function searchSuite(h: Harness): void {
     }
   })
 
+  describe('the agent’s own retrieval traffic and questions', () => {
+    let echo: Store
+    const sessions: string[] = []
+    const search = (words: string) => ({
+      id: `c${sessions.length}`,
+      type: 'function' as const,
+      function: { name: 'session_search', arguments: JSON.stringify({ query: words }) },
+    })
+
+    beforeAll(async () => {
+      echo = await h.open()
+      const said = await echo.createSession({ source: 'cli', userId: 'erin' })
+      await echo.appendMessages(said.id, [
+        { role: 'user', content: '昨天我们决定把发布窗口改到周四下午。' },
+        { role: 'assistant', content: 'Noted.' },
+        { role: 'user', content: 'We moved the release window to Thursday afternoon.' },
+        { role: 'assistant', content: 'Noted.' },
+      ])
+      sessions.push(said.id)
+      // three later sessions that ask, search, fail and report the failure: each echoes the words
+      for (let i = 0; i < 3; i++) {
+        const asked = await echo.createSession({ source: 'cli', userId: 'erin' })
+        for (const [question, words] of [
+          ['上次说的发布窗口是什么时候？', '发布窗口 时候'],
+          ['When is the release window?', 'release window'],
+        ] as const) {
+          const call = search(words)
+          await echo.appendMessages(asked.id, [
+            { role: 'user', content: question },
+            { role: 'assistant', content: null, tool_calls: [call], retrieval: true },
+            {
+              role: 'tool',
+              tool_call_id: call.id,
+              content: `No past session matches "${words}". 5 results for "${words}"`,
+              retrieval: true,
+            },
+            {
+              role: 'assistant',
+              content: `I found nothing about "${words}" in past conversations.`,
+              retrieval: true,
+            },
+          ])
+        }
+        sessions.push(asked.id)
+      }
+    })
+    afterAll(() => echo.close())
+
+    const texts = async (query: string, options: Parameters<Store['search']>[1] = {}) =>
+      (await echo.search(query, { limit: 50, ...options })).map((hit) => hit.snippet.replace(/[«»]/g, ''))
+
+    it('leaves it out of search by default, on every path, and keeps the fact first', async () => {
+      for (const userId of [undefined, 'erin']) {
+        for (const [query, fact] of [
+          ['发布窗口', '发布窗口改到周四下午'],
+          ['发布窗口 时候', '发布窗口改到周四下午'],
+          ['上次说的发布窗口是什么时候？', '发布窗口改到周四下午'],
+          ['release window', 'release window to Thursday'],
+          ['When is the release window?', 'release window to Thursday'],
+        ] as const) {
+          const shown = await texts(query, { userId })
+          expect(shown[0], `${query} ${userId}`).toContain(fact)
+          expect(shown.join('\n'), query).not.toMatch(/found nothing|No past session|session_search/)
+        }
+      }
+      // scoped by session (a planned statement on PostgreSQL) and in time order: left out too
+      const newest = await texts('release window', { sort: 'newest', sessionId: sessions[1] })
+      expect(newest).toEqual(['When is the release window?'])
+    })
+
+    it('finds it when the search includes it, and keeps it stored and exported as written', async () => {
+      const shown = await texts('release window', { includeRetrieval: true })
+      expect(shown.join('\n')).toMatch(/found nothing about "release window"/)
+      expect(shown.join('\n')).toMatch(/No past session matches/)
+      const stored = await echo.getStoredMessages(sessions[1] as string)
+      expect(stored.map((m) => m.retrieval ?? false)).toEqual([
+        ...[false, true, true, true],
+        ...[false, true, true, true],
+      ])
+      const exported = await echo.exportSession(sessions[1] as string)
+      expect(exported?.messages.filter((m) => m.retrieval).length).toBe(6)
+      expect(JSON.parse(JSON.stringify(exported?.messages[1])).retrieval).toBe(true)
+    })
+
+    it('ranks a question below a statement of the same words, and first when nothing else matches', async () => {
+      // the questions hold every word of these queries; the statements only some
+      for (const query of ['release window when', '发布窗口 什么 时候']) {
+        const shown = await texts(query)
+        const firstQuestion = shown.findIndex((t) => /[?？]$/.test(t))
+        const lastStatement = shown.findLastIndex((t) => !/[?？]$/.test(t))
+        expect(firstQuestion, query).toBeGreaterThan(lastStatement)
+      }
+      expect(await texts('上次')).toEqual(Array(3).fill('上次说的发布窗口是什么时候？'))
+    })
+
+    it('rejects a retrieval mark that is not a boolean, naming the field', async () => {
+      await expect(
+        echo.appendMessage(sessions[0] as string, {
+          role: 'user',
+          content: 'x',
+          retrieval: 'yes' as unknown as boolean,
+        }),
+      ).rejects.toThrow(/retrieval must be true or false/)
+    })
+  })
+
   describe.skipIf(!h.capabilities.sqliteFile)(
     'messages of megabytes (sqliteFile: timed against FTS5 alone)',
     () => {

@@ -110,6 +110,64 @@ export function storeSuite(h: Harness): void {
       await store.close()
     })
 
+    it('marks the retrieval traffic stored before migration 0009, leaving everything else', async () => {
+      const oldFolder = join(dir, `migrations-before-retrieval-${driver}`)
+      cpSync(DEFAULT_MIGRATIONS_FOLDER, oldFolder, { recursive: true })
+      const journalPath = join(oldFolder, 'meta', '_journal.json')
+      const journal = JSON.parse(readFileSync(journalPath, 'utf8'))
+      const at = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith('0009_'))
+      expect(at).toBeGreaterThan(0)
+      journal.entries = journal.entries.slice(0, at)
+      writeFileSync(journalPath, JSON.stringify(journal))
+      const path = h.path()
+      const oldDriver = await h.driver(path, { readOnly: false })
+      await migrate(oldDriver, oldFolder)
+      const calls = (name: string, id: string) =>
+        JSON.stringify([toolCall(id, name, { query: 'release window' })]).replaceAll("'", "''")
+      const rows: [string, string | null, string | null, string | null][] = [
+        ['user', 'We moved the release window to Thursday.', null, null],
+        ['assistant', 'Noted.', null, null],
+        ['user', 'When is the release window?', null, null],
+        ['assistant', null, calls('session_search', 'c1'), null],
+        ['tool', 'No past session matches "release window".', null, 'c1'],
+        ['assistant', 'I found nothing about "release window" in past conversations.', null, null],
+        ['assistant', null, calls('memory', 'c2'), null],
+        ['tool', 'Saved.', null, 'c2'],
+        ['assistant', null, calls('read_file', 'c3'), null],
+        ['tool', 'release window notes', null, 'c3'],
+        ['assistant', 'The release window notes say Thursday.', null, null],
+        [
+          'assistant',
+          null,
+          '[{"id":"c4","function":{"name":"session_search"}},{"id":"c5","function":{"name":"deploy"}}]',
+          null,
+        ],
+      ]
+      await oldDriver.batch([
+        { sql: "INSERT INTO sessions (id, source, started_at) VALUES ('old-r', 'cli', 1)" },
+        ...rows.map(([role, content, toolCalls, callId], i) => ({
+          sql: 'INSERT INTO messages (session_id, role, content, tool_calls, tool_call_id, timestamp) VALUES (?, ?, ?, ?, ?, ?)',
+          params: ['old-r', role, content, toolCalls, callId, i + 1],
+        })),
+      ])
+      await oldDriver.close()
+      const store = await open(path)
+      const stored = await store.getStoredMessages('old-r')
+      expect(stored.map((m) => m.retrieval === true)).toEqual([
+        ...[false, false, false],
+        ...[true, true, true],
+        ...[true, true],
+        ...[false, false, false],
+        false,
+      ])
+      const shown = (await store.search('release window', { limit: 50 })).map((hit) => hit.snippet)
+      expect(shown.join('\n')).not.toMatch(/No past session|found nothing/)
+      expect(shown.findIndex((s) => s.startsWith('We moved'))).toBeLessThan(
+        shown.findIndex((s) => s.startsWith('When is')),
+      )
+      await store.close()
+    })
+
     it('adds foreign keys to a populated database, keeping every row, link and index entry', async () => {
       const oldFolder = join(dir, `migrations-before-fk-${driver}`)
       cpSync(DEFAULT_MIGRATIONS_FOLDER, oldFolder, { recursive: true })

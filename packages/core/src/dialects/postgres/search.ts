@@ -155,7 +155,7 @@ export function pgSearchQuery(
 
 /**
  * Whether a search is one engram_keyword_hits answers: ranked by relevance, from the start, scoped by
- * nothing but (optionally) its user. The other filters and the time orders need plans that depend on
+ * nothing but (optionally) its user, without the retrieval traffic (drizzle-pg 0007). The other filters and the time orders need plans that depend on
  * their values, so they stay planned statements (pgHitQuery, pgSearchQuery).
  */
 export const isPlainSearch = (options: SearchOptions, after?: After) =>
@@ -167,7 +167,8 @@ export const isPlainSearch = (options: SearchOptions, after?: After) =>
   options.excludeSources === undefined &&
   options.role === undefined &&
   options.since === undefined &&
-  options.until === undefined
+  options.until === undefined &&
+  options.includeRetrieval !== true
 
 /**
  * A plain search's rows (see isPlainSearch) through engram_keyword_hits (drizzle-pg 0006): the episodes

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { check, index, pgTable, smallint, text, uniqueIndex } from 'drizzle-orm/pg-core'
 import { int, ownerId, rowId, searchVector } from './columns.ts'
 import { sessions } from './sessions.ts'
 
@@ -21,6 +21,8 @@ export const messages = pgTable(
     searchText: text('search_text'),
     /** The writer's own id for the message (an MCP client's message id), unique in its session; null when none. */
     ref: text('ref'),
+    /** 1 for the agent's own retrieval traffic, left out of search unless `includeRetrieval` (see the SQLite schema). */
+    retrieval: smallint('retrieval'),
     userId: ownerId(),
     searchVector: searchVector('content'),
   },

@@ -1,0 +1,71 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { PGlite } from '@electric-sql/pglite'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { preparePostgres } from '../src/dialects/postgres/migrations.ts'
+import { pgliteDriver } from '../src/drivers/pglite.ts'
+import { openStoreWithDriver } from '../src/open-store.ts'
+
+const PG_MIGRATIONS = fileURLToPath(new URL('../../../drizzle-pg', import.meta.url))
+
+let database: PGlite
+beforeAll(async () => {
+  database = await PGlite.create()
+}, 120_000)
+afterAll(() => database?.close())
+
+describe('PostgreSQL migration 0007 (retrieval traffic) on a populated schema', () => {
+  it('marks the stored session_search / memory calls, their results and the replies reporting them', async () => {
+    const old = join(mkdtempSync(join(tmpdir(), 'engram-pg-mig-')), 'drizzle-pg')
+    cpSync(PG_MIGRATIONS, old, { recursive: true })
+    const journalPath = join(old, 'meta', '_journal.json')
+    const journal = JSON.parse(readFileSync(journalPath, 'utf8'))
+    const at = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith('0007_'))
+    expect(at).toBeGreaterThan(0)
+    journal.entries = journal.entries.slice(0, at)
+    writeFileSync(journalPath, JSON.stringify(journal))
+
+    const driver = pgliteDriver({ database, schema: 'retrieval_upgrade' })
+    await preparePostgres(driver, old)
+    const call = (id: string, name: string) =>
+      JSON.stringify([{ id, type: 'function', function: { name, arguments: '{"query":"release window"}' } }])
+    const rows: [string, string | null, string | null, string | null][] = [
+      ['user', 'We moved the release window to Thursday.', null, null],
+      ['user', 'When is the release window?', null, null],
+      ['assistant', null, call('c1', 'session_search'), null],
+      ['tool', 'No past session matches "release window".', null, 'c1'],
+      ['assistant', 'I found nothing about "release window" in past conversations.', null, null],
+      ['assistant', null, call('c3', 'read_file'), null],
+      ['tool', 'release window notes', null, 'c3'],
+      ['assistant', 'The notes say Thursday.', null, null],
+      // a call PostgreSQL's JSON refuses is left as it is, not a failed migration
+      ['assistant', null, '[{"id":"c9","function":{"name":"memory","arguments":"\\u0000"}}]', null],
+    ]
+    await driver.batch([
+      { sql: "INSERT INTO sessions (id, source, started_at) VALUES ('old-r', 'cli', 1)" },
+      ...rows.map(([role, content, toolCalls, callId], i) => ({
+        sql: 'INSERT INTO messages (session_id, role, content, tool_calls, tool_call_id, timestamp) VALUES (?, ?, ?, ?, ?, ?)',
+        params: ['old-r', role, content, toolCalls, callId, i + 1],
+      })),
+    ])
+    const store = await openStoreWithDriver(driver, {})
+    try {
+      const stored = await store.getStoredMessages('old-r')
+      expect(stored.map((m) => m.retrieval === true)).toEqual([
+        false,
+        false,
+        ...[true, true, true],
+        ...[false, false, false],
+        false,
+      ])
+      // engram_keyword_hits (a plain search) leaves them out too
+      const shown = (await store.search('release window', { limit: 50 })).map((hit) => hit.snippet)
+      expect(shown.join('\n')).not.toMatch(/No past session|found nothing/)
+      expect(shown.length).toBe(3)
+    } finally {
+      await store.close()
+    }
+  }, 120_000)
+})
