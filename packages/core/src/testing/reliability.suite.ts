@@ -1,7 +1,7 @@
 import { openSync, statSync, truncateSync, writeSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import Database from 'better-sqlite3'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { EngramError } from '../errors.ts'
 import type { Store } from '../store/store.ts'
 import { WINDOW_IDLE_MS } from '../store/window-index.ts'
@@ -74,31 +74,32 @@ export function reliabilitySuite(h: Harness): void {
           db.close()
         }
       }
-      // A session whose windows are pending when the lock is taken: the batch runs WINDOW_IDLE_MS after the
-      // last append, so on a slow machine it may have run before the lock holder started; then again.
-      let pending: { sessionId: string; release: () => Promise<void> } | undefined
-      for (let attempt = 0; attempt < 5 && !pending; attempt++) {
+      // The idle timer is faked, so the batch runs exactly when the test says: after the lock is taken.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+      try {
         const s = await store.createSession({ source: 'cli' })
         await store.appendMessages(s.id, [
           { role: 'user', content: 'when is the quarterly report due?' },
           { role: 'assistant', content: 'on Friday' },
         ])
+        expect(windowed(s.id)).toBe(false)
         const release = await holdWriteLock(path)
-        if (windowed(s.id)) await release()
-        else pending = { sessionId: s.id, release }
-      }
-      if (!pending) throw new Error('The window batch ran before the lock holder took the lock, five times')
-      try {
-        await sleep(WINDOW_IDLE_MS * 3)
-        // Had the batch waited for the lock, this process would be stalled for the ten-minute busy timeout
-        // (the drivers are synchronous) and the test would fail by its own timeout.
-        expect((await store.search('Friday', { sessionId: pending.sessionId })).length).toBe(1)
-        expect(windowed(pending.sessionId)).toBe(false)
+        try {
+          // The batch runs now and finds the lock held. Had it waited for the lock, this process would be
+          // stalled for the ten-minute busy timeout (the drivers are synchronous) and the test would fail by
+          // its own timeout.
+          await vi.advanceTimersByTimeAsync(WINDOW_IDLE_MS)
+          expect((await store.search('Friday', { sessionId: s.id })).length).toBe(1)
+          expect(windowed(s.id)).toBe(false)
+        } finally {
+          await release()
+        }
+        // Tried again once the lock is free.
+        await vi.advanceTimersByTimeAsync(WINDOW_IDLE_MS)
+        while (!windowed(s.id)) await sleep(10)
       } finally {
-        await pending.release()
+        vi.useRealTimers()
       }
-      // Tried again once the lock is free.
-      while (!windowed(pending.sessionId)) await sleep(WINDOW_IDLE_MS)
       await store.close()
     },
   )
