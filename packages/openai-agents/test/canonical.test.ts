@@ -42,11 +42,22 @@ const { json } = fc.letrec<{ json: Json }>((tie) => ({
   ) as fc.Arbitrary<Json>,
 }))
 
-/** The expected text, written out by hand: every own key, sorted, at every depth. */
+/** An array-index key ("0", "17"; not "01" or "-1"): JavaScript lists those first, in numeric order. */
+const isIndex = (k: string) => /^(0|[1-9]\d*)$/.test(k) && Number(k) < 2 ** 32 - 1
+
+/**
+ * The expected text, written out by hand: every own key at every depth, array-index keys first in numeric
+ * order (as JavaScript orders any object's keys, so the digests already stored keep their text), then the
+ * others sorted.
+ */
 function reference(value: Json): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value)
   if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`
-  const keys = Object.keys(value).sort()
+  const all = Object.keys(value)
+  const keys = [
+    ...all.filter(isIndex).sort((a, b) => Number(a) - Number(b)),
+    ...all.filter((k) => !isIndex(k)).sort(),
+  ]
   return `{${keys.map((k) => `${JSON.stringify(k)}:${reference(value[k] as Json)}`).join(',')}}`
 }
 

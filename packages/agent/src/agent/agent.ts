@@ -3,7 +3,7 @@ import { EngramError, type Session, type Store, type StoredMessage } from '@engr
 import type { ModelConfig } from '../config/types.ts'
 import { type CallObserver, createSummarizer } from '../providers/auxiliary.ts'
 import { throwIfCancelled } from '../providers/errors.ts'
-import type { ModelProvider } from '../providers/types.ts'
+import type { ModelProvider, ToolSpec } from '../providers/types.ts'
 import { createMemoryTool } from '../tools/memory-tool.ts'
 import { createSessionSearchTool } from '../tools/session-search.ts'
 import { type AgentTool, specOf, type ToolContext } from '../tools/tool.ts'
@@ -63,6 +63,8 @@ class EngramAgent implements Agent {
   readonly #config: AgentConfig
   readonly #store: Store
   readonly #tools: AgentTool[]
+  /** What a request carries of the tools (name, description, parameters): exactly what is counted. */
+  readonly #specs: ToolSpec[]
   readonly #compressor: ContextCompressor
   readonly #context: ContextKeeper
   readonly #nudge: NudgeSchedule
@@ -77,10 +79,11 @@ class EngramAgent implements Agent {
     this.#store = options.store
     const memoryTool = createMemoryTool(options.memory)
     this.#tools = [memoryTool, createSessionSearchTool(options.store), ...(options.tools ?? [])]
+    this.#specs = this.#tools.map(specOf)
     const counter = options.tokenCounter ?? bpeTokenCounter
     const aux = auxModel(options, this.#config)
     // The tool specs go with every request: counted once, against the window, by the compressor too.
-    const toolTokens = counter.countText(JSON.stringify(this.#tools.map(specOf)))
+    const toolTokens = counter.countText(JSON.stringify(this.#specs))
     this.#compressor = new ContextCompressor({
       window: this.#config.models.main.contextWindow,
       config: this.#config.compressor,
@@ -228,7 +231,7 @@ class EngramAgent implements Agent {
     const maxSteps = this.#options.maxSteps ?? DEFAULT_MAX_STEPS
     const call = {
       provider,
-      tools: this.#tools,
+      tools: this.#specs,
       maxTokens: main.maxTokens,
       observe: this.#observer('main', provider, main),
     }

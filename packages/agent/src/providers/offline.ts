@@ -172,11 +172,13 @@ function userTurn(request: ChatRequest, text: string): ChatResult['message'] {
   if (QUESTION.test(text)) {
     const said = bestMatch(terms, statedInConversation(request.messages))
     const found = bestMatch(terms, memoryEntries(request.system))
-    // What was said in this session is newer than the snapshot: it wins a tie.
-    if (said && overlap(terms, said) >= (found ? overlap(terms, found) : 0))
-      return { role: 'assistant', content: `From our conversation: ${said}` }
-    if (found && overlap(terms, found) > 0) return { role: 'assistant', content: `From memory: ${found}` }
     const summarised = bestMatch(terms, summaryLines(request.messages))
+    const score = (line: string | null | undefined) => (line ? overlap(terms, line) : 0)
+    // What was said in this session is newer than the snapshot and the summary: it wins a tie, never a
+    // better match (a compressed fact in the summary beats an earlier turn that shares one word).
+    if (said && score(said) >= Math.max(score(found), score(summarised)))
+      return { role: 'assistant', content: `From our conversation: ${said}` }
+    if (found && score(found) > 0) return { role: 'assistant', content: `From memory: ${found}` }
     if (summarised)
       return { role: 'assistant', content: `From the summary of our earlier conversation: ${summarised}` }
     return { role: 'assistant', content: `I don't know yet. ${HELP}` }
