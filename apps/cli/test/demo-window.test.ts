@@ -14,7 +14,7 @@ describe('engram demo keeps the long session inside the window', () => {
     const turns = [
       ...part3.matchAll(/\[ctx\] turn (\d+): sent ([\d,]+) of ([\d,]+) tokens \(ratio (\d+\.\d\d)\)/g),
     ]
-    expect(turns.map((m) => Number(m[1]))).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+    expect(turns.map((m) => Number(m[1]))).toEqual([1, 2, 3, 4, 5, 6, 7])
     for (const [line, , sent, window, ratio] of turns) {
       expect(Number(window?.replace(/,/g, '')), line).toBe(WINDOW)
       expect(Number(ratio), line).toBeLessThan(1)
@@ -35,7 +35,7 @@ describe('engram demo keeps the long session inside the window', () => {
           `SELECT input_tokens FROM model_calls WHERE purpose = 'main' AND session_id IN (${part3Sessions.map(() => '?').join(',')}) ORDER BY id`,
         )
         .all(...part3Sessions) as { input_tokens: number }[]
-      expect(inputs).toHaveLength(8)
+      expect(inputs).toHaveLength(7)
       for (const { input_tokens } of inputs) expect(input_tokens).toBeLessThanOrEqual(WINDOW)
     } finally {
       file.close()
