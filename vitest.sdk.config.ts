@@ -23,7 +23,7 @@ const SDKS = [
   'better-sqlite3',
 ]
 
-export default mergeConfig(
+const merged = mergeConfig(
   workspace,
   defineConfig({
     resolve: {
@@ -32,15 +32,22 @@ export default mergeConfig(
         replacement: join(folder, 'node_modules', name),
       })),
     },
-    test: {
-      include: [
-        'packages/ai-sdk/test/**/*.test.ts',
-        'packages/openai-agents/test/**/*.test.ts',
-        'packages/agent/test/providers-*.test.ts',
-      ],
-      // They run the README in a child process, which resolves the workspace's SDKs: the pack-and-install
-      // test runs the READMEs against each line's SDKs instead.
-      exclude: ['**/readme.test.ts', '**/node_modules/**'],
-    },
   }),
 )
+
+// mergeConfig concatenates arrays, so the suites are set after it: the workspace's include would run
+// every test of the workspace against these SDKs.
+export default {
+  ...merged,
+  test: {
+    ...merged.test,
+    include: [
+      'packages/ai-sdk/test/**/*.test.ts',
+      'packages/openai-agents/test/**/*.test.ts',
+      'packages/agent/test/providers-*.test.ts',
+    ],
+    // They run the README in a child process, which resolves the workspace's SDKs: the pack-and-install
+    // test runs the READMEs against each line's SDKs instead.
+    exclude: ['**/readme.test.ts', '**/node_modules/**'],
+  },
+}
