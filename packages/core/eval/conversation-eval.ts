@@ -4,7 +4,6 @@
  *   npx tsx packages/core/eval/conversation-eval.ts [--json] [--driver=better-sqlite3|libsql] [--verbose]
  *   npx tsx packages/core/eval/conversation-eval.ts --techniques   the per-technique table (both halves)
  *   ... --set=chats   the chat set (eval/chats/build-chats.ts) instead of the template conversations
- *   ... --windows=indexed|query-time   every window indexed before the questions, or none (see WindowMode)
  *
  * Builds the conversation set (eval/conversations/build-conversations.ts) and loads it into a fresh store (temp SQLite file, public API only): one
  * user per conversation, one session per conversation session, every message with its speaker in the
@@ -17,11 +16,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { sql } from 'drizzle-orm'
 import { openStore, type Store } from '../src/index.ts'
 import { RANK_FEATURES, type RankFeatures } from '../src/search/rank.ts'
 import type { EvaluationSearchOptions } from '../src/store/search.ts'
-import { WINDOW_IDLE_MS } from '../src/store/window-index.ts'
 import { buildChatDataset } from './chats/build-chats.ts'
 import { buildConversationDataset } from './conversations/build-conversations.ts'
 import type { ConversationDataset, ConversationQuestion } from './conversations/dataset.ts'
@@ -63,13 +60,6 @@ export function summarize(group: string, rs: readonly QuestionResult[]): Summary
     mrr: mean((r) => r.rr),
   }
 }
-
-/**
- * When the conversation windows are indexed (store/window-index.ts): `as-used` leaves it to the store
- * (idle batches may run while the questions are asked), `indexed` indexes every window before the first
- * question, `query-time` drops every indexed window, so all are built at query time.
- */
-export type WindowMode = 'as-used' | 'indexed' | 'query-time'
 
 /** Writes every conversation into the store (one session each, messages in one batch); message id → key. */
 export async function loadConversations(
@@ -133,7 +123,6 @@ export async function runConversationEval(
   data: ConversationDataset,
   driver?: 'better-sqlite3' | 'libsql',
   ranking?: Partial<RankFeatures>,
-  windows: WindowMode = 'as-used',
 ): Promise<{ results: QuestionResult[]; loadMs: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-conversation-eval-'))
   const url = join(dir, 'eval.db')
@@ -142,12 +131,6 @@ export async function runConversationEval(
     const t0 = performance.now()
     const keyById = await loadConversations(store, data)
     const loadMs = performance.now() - t0
-    if (windows === 'indexed') await store.rebuildSearchIndex()
-    if (windows === 'query-time') {
-      await new Promise((resolve) => setTimeout(resolve, 3 * WINDOW_IDLE_MS))
-      await store.db.run(sql`INSERT INTO message_windows_fts (message_windows_fts) VALUES ('delete-all')`)
-      await store.db.run(sql`DELETE FROM window_marks`)
-    }
     return { results: await askQuestions(store, data, keyById, ranking), loadMs }
   } finally {
     await store.close()
@@ -194,12 +177,8 @@ async function main() {
   const setArg = args.find((a) => a.startsWith('--set='))?.slice('--set='.length) ?? 'conversations'
   if (!(setArg in SETS)) throw new Error(`--set=${setArg}: use --set=conversations or --set=chats`)
   const data = SETS[setArg as keyof typeof SETS]()
-  const windows = (args.find((a) => a.startsWith('--windows='))?.slice('--windows='.length) ??
-    'as-used') as WindowMode
-  if (!['as-used', 'indexed', 'query-time'].includes(windows))
-    throw new Error(`--windows=${windows}: use --windows=as-used, indexed or query-time`)
   if (args.includes('--techniques')) return techniqueTable(data, driver)
-  const { results, loadMs } = await runConversationEval(data, driver, undefined, windows)
+  const { results, loadMs } = await runConversationEval(data, driver)
   const table = conversationTable(results)
   const lat = latency(results)
   const messages = data.conversations.reduce(

@@ -8,7 +8,7 @@
  * evidence turns among the first k hits, averaged over questions. Prints R@5 / R@10 / R@25 / R@50 overall,
  * per category and per split (tune / held-out conversations, see --tune).
  *
- *   pnpm eval:locomo [--data <file>] [--tune conv-26,conv-30,conv-42] [--windows=as-used|indexed|query-time]
+ *   pnpm eval:locomo [--data <file>] [--tune conv-26,conv-30,conv-42]
  *                    [--off windows,participants,...] [--json]
  *
  * Speaker A's turns are stored as `user`, speaker B's as `assistant` (the file does not say which is the
@@ -18,11 +18,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { sql } from 'drizzle-orm'
 import { openStore, type Store } from '../src/index.ts'
 import { RANK_FEATURES, type RankFeatures } from '../src/search/rank.ts'
 import type { EvaluationSearchOptions } from '../src/store/search.ts'
-import { WINDOW_IDLE_MS } from '../src/store/window-index.ts'
 
 const K = [5, 10, 25, 50] as const
 const CATEGORIES: Record<number, string> = {
@@ -106,11 +104,8 @@ interface Result {
   recall: Record<(typeof K)[number], number>
 }
 
-type WindowMode = 'as-used' | 'indexed' | 'query-time'
-
 async function runLocomo(
   samples: readonly Sample[],
-  windows: WindowMode,
   ranking: Partial<RankFeatures> = {},
 ): Promise<{ results: Result[]; bytesPerMessage: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'engram-locomo-'))
@@ -121,12 +116,6 @@ async function runLocomo(
   try {
     const dia = new Map<number, string>()
     for (const sample of samples) for (const [id, d] of await load(store, sample)) dia.set(id, d)
-    if (windows === 'indexed') await store.rebuildSearchIndex()
-    if (windows === 'query-time') {
-      await new Promise((r) => setTimeout(r, 3 * WINDOW_IDLE_MS))
-      await store.db.run(sql`INSERT INTO message_windows_fts (message_windows_fts) VALUES ('delete-all')`)
-      await store.db.run(sql`DELETE FROM window_marks`)
-    }
     for (const sample of samples) {
       for (const qa of sample.qa) {
         const evidence = new Set(evidenceOf(qa.evidence))
@@ -151,7 +140,7 @@ async function runLocomo(
     messages = dia.size
   } finally {
     await store.close()
-    // after close (windows indexed, WAL checked back into the file)
+    // after close (the WAL checked back into the file)
     if (messages > 0) bytesPerMessage = statSync(join(dir, 'locomo.db')).size / messages
     rmSync(dir, { recursive: true, force: true })
   }
@@ -171,7 +160,6 @@ async function main(): Promise<void> {
     options: {
       data: { type: 'string', default: '../shared/data/locomo-dev/locomo-dev.json' },
       tune: { type: 'string' },
-      windows: { type: 'string', default: 'as-used' },
       off: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
@@ -185,9 +173,6 @@ async function main(): Promise<void> {
       `Reading the LoCoMo file ${path} failed (${(cause as Error).message}). Pass --data <file> (the public locomo10.json format).`,
     )
   }
-  const windows = values.windows as WindowMode
-  if (!['as-used', 'indexed', 'query-time'].includes(windows))
-    throw new Error(`--windows=${windows}: use as-used, indexed or query-time.`)
   const off = (values.off ?? '').split(',').filter(Boolean)
   for (const f of off)
     if (!(RANK_FEATURES as readonly string[]).includes(f))
@@ -195,7 +180,6 @@ async function main(): Promise<void> {
   const tune = new Set(values.tune === undefined ? DEFAULT_TUNE : values.tune.split(',').filter(Boolean))
   const { results, bytesPerMessage } = await runLocomo(
     samples,
-    windows,
     Object.fromEntries(off.map((f) => [f, false])),
   )
   if (values.json) {
@@ -203,7 +187,7 @@ async function main(): Promise<void> {
     return
   }
   console.log(
-    `LoCoMo ${path}: ${samples.length} conversations, ${results.length} questions with evidence; windows ${windows}${off.length ? `; off: ${off.join(', ')}` : ''}`,
+    `LoCoMo ${path}: ${samples.length} conversations, ${results.length} questions with evidence${off.length ? `; off: ${off.join(', ')}` : ''}`,
   )
   console.log(`${''.padEnd(28)}    n   R@5  R@10  R@25  R@50`)
   console.log(row('all', results))

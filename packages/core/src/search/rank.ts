@@ -5,10 +5,10 @@
  * relative. On top of it:
  * - windows: each candidate centres a window (previous, itself, next message of its session); a message
  *   also scores WINDOW × the best window it is in, so the reply to the turn holding the question's words
- *   ranks next to that turn. A window's score is its BM25 in the window index divided by the best one
- *   (store/window-index.ts) or, for a window not indexed yet, the sum of its members' own scores: the
- *   same quantity measured at query time (a window matching the question's words in two turns has both
- *   turns' scores), so a search finds the same answers before and after the index catches up;
+ *   ranks next to that turn. A window's score is the sum of its members' own scores (capped at 1): a
+ *   window matching the question's words in two turns has both turns' scores. (An FTS5 index of the
+ *   windows was measured and dropped: no recall added on LoCoMo dev, ~211 bytes per message;
+ *   docs/decisions/window-index.md.)
  * - follow: a message receives FOLLOW × the score of the message before it;
  * - participants: when the query names a speaker (the OpenAI `name` field), that speaker's messages
  *   are multiplied by 1 + PARTICIPANT: a hint, never a filter. A question can name the wrong person
@@ -59,10 +59,6 @@ export interface Candidate {
   relevance: number
   prev: number | null
   next: number | null
-  /** The BM25 relevance of the indexed window centred on this message (0 when it did not match). */
-  window: number
-  /** Whether this message's window is in the window index (otherwise it is computed here). */
-  windowIndexed: boolean
   name: string | null
   content: string | null
   timestamp: number
@@ -99,11 +95,7 @@ export function rankCandidates(
   features: RankFeatures,
 ): { id: number; score: number }[] {
   let best = 0
-  let bestWindow = 0
-  for (const c of candidates.values()) {
-    best = Math.max(best, c.relevance)
-    bestWindow = Math.max(bestWindow, c.window)
-  }
+  for (const c of candidates.values()) best = Math.max(best, c.relevance)
   const own = (id: number | null) => (id === null ? 0 : (candidates.get(id)?.relevance ?? 0) / (best || 1))
 
   const window = new Map<number, number>()
@@ -111,9 +103,7 @@ export function rankCandidates(
     // windows centre on the messages that matched: a neighbour's share comes from the match beside it
     for (const c of candidates.values()) {
       if (c.relevance <= 0) continue
-      const sum = c.windowIndexed
-        ? c.window / (bestWindow || 1)
-        : Math.min(1, own(c.prev) + own(c.id) + own(c.next))
+      const sum = Math.min(1, own(c.prev) + own(c.id) + own(c.next))
       if (sum <= 0) continue
       for (const id of [c.prev, c.id, c.next]) {
         if (id !== null) window.set(id, Math.max(window.get(id) ?? 0, sum))

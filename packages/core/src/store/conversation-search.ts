@@ -6,7 +6,7 @@ import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { hitStatement, tieredRows } from './search-rows.ts'
 import { type HitRow, messageFilters } from './search-sql.ts'
-import { isSpeaker, windowIndexedSql, windowScores } from './window-index.ts'
+import { isSpeaker } from './speakers.ts'
 
 /** Matching messages fetched per day the query names. */
 const DATE_POOL = 20
@@ -25,7 +25,6 @@ interface DetailRow {
   timestamp: number
   prev: number | null
   next: number | null
-  indexed: number
 }
 
 const CAPITALISED_WORD = /\p{Lu}[\p{L}\p{N}]*(?:['’]s)?/gu
@@ -117,37 +116,8 @@ export async function conversationSearch(
   // only a when-question reads the texts (for time expressions); otherwise a neighbour's snippet is enough
   const chars = features.time && timeQuestion ? RANKED_TEXT_CHARS : NEIGHBOUR_SNIPPET_CHARS + 1
   const candidates = await neighbourhood(ctx, options, rows, features.windows || features.follow, chars)
-  if (features.windows) {
-    // the indexed windows centred on the matched messages, scored against the whole window index; when
-    // that lookup would be slow, every window is built at query time instead (the same answers, see rank.ts)
-    const centres = [...candidates.values()].filter((c) => c.windowIndexed && c.relevance > 0)
-    const scores = await windowScores(
-      ctx,
-      windowMatch(text, features),
-      centres.map((c) => c.id),
-    )
-    if (scores === null) for (const c of candidates.values()) c.windowIndexed = false
-    for (const { id, score } of scores ?? []) {
-      const c = candidates.get(id)
-      if (c) c.window = score
-    }
-  }
   const ranked = rankCandidates(candidates, { text: query, timeQuestion, ranges: dates.ranges }, features)
   return ranked.slice(0, take).map(({ id, score }) => ({ ...(rows.get(id) as HitRow), score }))
-}
-
-/** The MATCH of a question's words for the window index: the OR of its content terms. */
-function windowMatch(text: string, features: RankFeatures): string {
-  const parsed = parseSearchQuery(text)
-  const terms = features.questionWords
-    ? parseSearchQuery(
-        withHanBigrams(
-          text,
-          parsed.map((t) => t.text),
-        ),
-      )
-    : parsed
-  return joinTerms(terms, 'OR')
 }
 
 /**
@@ -173,7 +143,7 @@ async function neighbourhood(
           (SELECT min(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id > c.id) AS next
           FROM c JOIN messages t ON t.id = c.id)
         SELECT t.id, t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name,
-          substr(t.content, 1, ${chars}) AS content, w.prev, w.next, ${windowIndexedSql(ctx)} AS indexed
+          substr(t.content, 1, ${chars}) AS content, w.prev, w.next
         FROM messages t JOIN sessions s ON s.id = t.session_id LEFT JOIN w ON w.id = t.id
         WHERE t.id IN (${neighbours ? 'SELECT id FROM w UNION ALL SELECT prev FROM w UNION ALL SELECT next FROM w' : 'SELECT id FROM c'})
           ${filters.where.map((where) => `AND ${where}`).join(' ')}`,
@@ -205,8 +175,6 @@ async function neighbourhood(
       name: row.name,
       content: row.content,
       timestamp: row.timestamp,
-      window: 0,
-      windowIndexed: Number(row.indexed) === 1,
     })
   }
   // a neighbour's own links are those of the matches beside it

@@ -8,7 +8,6 @@ import type { StoreContext } from './context.ts'
 import { messageSearchText } from './message-codec.ts'
 import { deleteSessionsStatements } from './session-deletion.ts'
 import { decodeSession, SESSION_SELECT, type SessionRow } from './session-row.ts'
-import { clearWindowsStatements, indexWindows, laggingSessions } from './window-index.ts'
 
 const REBUILD_CHUNK = 500
 
@@ -64,11 +63,8 @@ export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
       : [
           { sql: "INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')" },
           { sql: "INSERT INTO episodes_fts(episodes_fts) VALUES ('rebuild')" },
-          ...clearWindowsStatements(),
         ]
   await ctx.write([...rebuild, ...updates], 'Rebuilding the search index')
-  // the windows are rebuilt from the new search texts, after them
-  await indexWindows(ctx, await laggingSessions(ctx))
 }
 
 const RECOVER_FIX =
@@ -177,10 +173,7 @@ function doomedSessions(options: PruneSessionsOptions): { sql: string; params: S
 /** Deletes ended sessions older than the cutoff with everything they own; their children stay, detached. */
 export async function pruneSessions(ctx: StoreContext, options: PruneSessionsOptions): Promise<number> {
   const doomed = doomedSessions(options)
-  const results = await ctx.write(
-    deleteSessionsStatements(ctx.dialect, doomed.sql, doomed.params),
-    'Pruning sessions',
-  )
+  const results = await ctx.write(deleteSessionsStatements(doomed.sql, doomed.params), 'Pruning sessions')
   return results.at(-1)?.changes ?? 0
 }
 

@@ -216,7 +216,7 @@ export async function resolveTip(ctx: StoreContext, id: string): Promise<string>
 export async function deleteSession(ctx: StoreContext, id: string): Promise<void> {
   const action = 'Deleting a session'
   const results = await ctx.write(
-    deleteSessionsStatements(ctx.dialect, 'SELECT ?', [args.checkSessionId(id, action)]),
+    deleteSessionsStatements('SELECT ?', [args.checkSessionId(id, action)]),
     action,
   )
   if (results.at(-1)?.changes === 0) throw sessionNotFound(id)

@@ -43,7 +43,6 @@ import { importSession } from './session-import.ts'
 import { resolveSession } from './session-reference.ts'
 import * as sessions from './sessions.ts'
 import { readDailyUsage, readUsage, readUsageGroups, usageStatements } from './usage.ts'
-import { WindowIndexer } from './window-index.ts'
 
 /**
  * The session store: a thin facade over one module per table. Every write is one committed transaction
@@ -53,8 +52,6 @@ import { WindowIndexer } from './window-index.ts'
  * `DATABASE_*` codes when SQLite does (busy after every retry, read-only, corrupt).
  */
 export class Store {
-  private readonly windows: WindowIndexer
-
   constructor(
     private readonly ctx: StoreContext,
     /**
@@ -62,9 +59,7 @@ export class Store {
      * (`engram migrate` reports both); a store opened on an up-to-date database has them equal.
      */
     readonly migrations: SchemaMigrations,
-  ) {
-    this.windows = new WindowIndexer(ctx)
-  }
+  ) {}
 
   /**
    * A typed drizzle database over the store's own connection and tables (`@engram/core/schema`), for
@@ -124,11 +119,7 @@ export class Store {
    * import can run again. The parent must exist for the same user (`SESSION_NOT_FOUND`, nothing written).
    */
   importSession(input: ImportSessionInput): Promise<ImportSessionResult> {
-    return this.ctx.operation(async () => {
-      const result = await importSession(this.ctx, input)
-      if (result.created) this.windows.soon(result.session.id)
-      return result
-    })
+    return this.ctx.operation(() => importSession(this.ctx, input))
   }
 
   /**
@@ -142,10 +133,7 @@ export class Store {
 
   /** Marks the session ended; the first reason given wins and later calls change nothing. One UPDATE. */
   endSession(id: string, reason: string): Promise<void> {
-    return this.ctx.operation(async () => {
-      await sessions.endSession(this.ctx, id, reason)
-      this.windows.soon(id)
-    })
+    return this.ctx.operation(() => sessions.endSession(this.ctx, id, reason))
   }
 
   /**
@@ -184,11 +172,7 @@ export class Store {
    * stores `episode` on the parent (the summary of the parent's messages the child replaces). All or nothing.
    */
   continueSession(parentId: string, input: ContinueSessionInput): Promise<ContinuedSession> {
-    return this.ctx.operation(async () => {
-      const continued = await messages.continueSession(this.ctx, parentId, input)
-      this.windows.soon(parentId, continued.session.id)
-      return continued
-    })
+    return this.ctx.operation(() => messages.continueSession(this.ctx, parentId, input))
   }
 
   /** Writes one message in its own committed transaction and returns it with its id. */
@@ -202,7 +186,6 @@ export class Store {
    * anything is written, `SESSION_NOT_FOUND` for an unknown session). One prepared INSERT per message.
    */
   appendMessages(sessionId: string, inputs: readonly MessageInput[]): Promise<StoredMessage[]> {
-    this.windows.appended(sessionId)
     return this.ctx.operation(() => messages.appendMessages(this.ctx, sessionId, inputs))
   }
 
@@ -213,7 +196,6 @@ export class Store {
    * transaction; `SESSION_NOT_FOUND` for an unknown session.
    */
   appendMessagesOnce(sessionId: string, inputs: readonly RefMessageInput[]): Promise<AppendedOnce> {
-    this.windows.appended(sessionId)
     return this.ctx.operation(() => messages.appendMessagesOnce(this.ctx, sessionId, inputs))
   }
 
@@ -338,13 +320,10 @@ export class Store {
   }
 
   /**
-   * Indexes the conversation windows still pending (best-effort), waits for the operations already
-   * started, then closes the connection (after a WAL checkpoint on local files). Operations started
+   * Waits for the operations already started, then closes the connection (after a WAL checkpoint on local files). Operations started
    * after close() fail with `STORE_CLOSED`. Calling it again is harmless.
    */
   close(): Promise<void> {
-    // the batch starts (and counts as work in flight) before the store is marked closing
-    void this.windows.close()
     return this.ctx.close()
   }
 }

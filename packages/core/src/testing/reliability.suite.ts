@@ -1,10 +1,7 @@
 import { openSync, statSync, truncateSync, writeSync } from 'node:fs'
-import { setTimeout as sleep } from 'node:timers/promises'
-import Database from 'better-sqlite3'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { EngramError } from '../errors.ts'
 import type { Store } from '../store/store.ts'
-import { WINDOW_IDLE_MS } from '../store/window-index.ts'
 import { expectCode, type Harness, holdWriteLock } from './harness.ts'
 
 /** Store guarantees that came from trying to break it: run once per driver. */
@@ -60,49 +57,6 @@ export function reliabilitySuite(h: Harness): void {
       await reopened.close()
     })
   })
-
-  it.skipIf(!h.capabilities.sqliteFile)(
-    "indexes conversation windows in the background without waiting for another process's write lock (sqliteFile)",
-    async () => {
-      const path = h.path()
-      const { store } = await withEpisode(path)
-      const windowed = (sessionId: string) => {
-        const db = new Database(path, { readonly: true })
-        try {
-          return db.prepare('SELECT 1 FROM window_marks WHERE session_id = ?').get(sessionId) !== undefined
-        } finally {
-          db.close()
-        }
-      }
-      // The idle timer is faked, so the batch runs exactly when the test says: after the lock is taken.
-      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
-      try {
-        const s = await store.createSession({ source: 'cli' })
-        await store.appendMessages(s.id, [
-          { role: 'user', content: 'when is the quarterly report due?' },
-          { role: 'assistant', content: 'on Friday' },
-        ])
-        expect(windowed(s.id)).toBe(false)
-        const release = await holdWriteLock(path)
-        try {
-          // The batch runs now and finds the lock held. Had it waited for the lock, this process would be
-          // stalled for the ten-minute busy timeout (the drivers are synchronous) and the test would fail by
-          // its own timeout.
-          await vi.advanceTimersByTimeAsync(WINDOW_IDLE_MS)
-          expect((await store.search('Friday', { sessionId: s.id })).length).toBe(1)
-          expect(windowed(s.id)).toBe(false)
-        } finally {
-          await release()
-        }
-        // Tried again once the lock is free.
-        await vi.advanceTimersByTimeAsync(WINDOW_IDLE_MS)
-        while (!windowed(s.id)) await sleep(10)
-      } finally {
-        vi.useRealTimers()
-      }
-      await store.close()
-    },
-  )
 
   describe.skipIf(!h.capabilities.sqliteFile)('checkIntegrity reports, never throws (sqliteFile)', () => {
     it('reports a held write lock as busy, distinctly from damage, without waiting', async () => {

@@ -1,37 +1,19 @@
-import Database from 'better-sqlite3'
 import { afterAll, expect, it } from 'vitest'
 import { buildChatDataset } from '../eval/chats/build-chats.ts'
 import { openStore, type Store } from '../src/index.ts'
-import { WINDOW_IDLE_MS } from '../src/store/window-index.ts'
 import { tempDbPath, tempDir } from './helpers.ts'
 
-const dir = tempDir('engram-window-index-')
+const dir = tempDir('engram-question-ranking-')
 const stores: Store[] = []
 afterAll(async () => {
   for (const store of stores) await store.close()
 })
 
-const paths = new Map<Store, string>()
 async function freshStore(): Promise<Store> {
-  const path = tempDbPath(dir)
-  const store = await openStore({ url: path })
+  const store = await openStore({ url: tempDbPath(dir) })
   stores.push(store)
-  paths.set(store, path)
   return store
 }
-
-/** Runs `sql` on a second connection to the store's file (the tables the Store API does not show). */
-function raw<T>(store: Store, work: (db: Database.Database) => T): T {
-  const db = new Database(paths.get(store) as string)
-  try {
-    return work(db)
-  } finally {
-    db.close()
-  }
-}
-
-const count = async (store: Store, sql: string) =>
-  raw(store, (db) => Number((db.prepare(sql).get() as { n: number }).n))
 
 it('builds the same chat set every time, with both halves and every kind', () => {
   const first = buildChatDataset()
@@ -43,31 +25,7 @@ it('builds the same chat set every time, with both halves and every kind', () =>
   for (const q of first.questions) expect(q.answers.length).toBeGreaterThan(0)
 })
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const windowsMatching = (store: Store, word: string) =>
-  count(store, `SELECT count(*) AS n FROM message_windows_fts WHERE message_windows_fts MATCH '${word}'`)
-
-it('indexes windows in one batch once the store is idle, never inside an append', async () => {
-  const store = await freshStore()
-  const session = await store.createSession({ source: 'chat', userId: 'u' })
-  for (let i = 0; i < 40; i++)
-    await store.appendMessage(session.id, { role: 'user', name: 'Ann', content: `turn ${i}` })
-  // every append has returned, and not one window is written yet
-  expect(await count(store, 'SELECT count(*) AS n FROM window_marks')).toBe(0)
-  expect(await windowsMatching(store, 'turn')).toBe(0)
-  await sleep(WINDOW_IDLE_MS * 3)
-  // every message but the last (whose next turn is not written yet) has its window
-  expect(await windowsMatching(store, 'turn')).toBe(39)
-  await store.appendMessage(session.id, { role: 'user', name: 'Bo', content: 'the last turn' })
-  await store.endSession(session.id, 'done')
-  await sleep(10)
-  expect(await windowsMatching(store, 'turn')).toBe(40)
-  await store.deleteSession(session.id)
-  expect(await windowsMatching(store, 'turn')).toBe(0)
-  expect(await count(store, 'SELECT count(*) AS n FROM window_marks')).toBe(0)
-})
-
-it('finds the same answers whether the windows are indexed or still built at query time', async () => {
+it('finds every reply a question asks for, its window scored from its turns', async () => {
   const data = buildChatDataset()
   const chat = data.conversations[0]
   if (!chat) throw new Error('no chat')
@@ -91,21 +49,9 @@ it('finds the same answers whether the windows are indexed or still built at que
     }
     return found
   }
-  // the batch runs once the store is idle: clear it, search, then index everything and search again
-  await sleep(WINDOW_IDLE_MS * 3)
-  raw(store, (db) =>
-    db.exec(
-      "INSERT INTO message_windows_fts (message_windows_fts) VALUES ('delete-all'); DELETE FROM window_marks",
-    ),
-  )
-  expect(await count(store, 'SELECT count(*) AS n FROM window_marks')).toBe(0)
-  const queryTime = await recall()
-  await store.rebuildSearchIndex()
-  expect(await count(store, 'SELECT count(*) AS n FROM window_marks')).toBe(chat.sessions.length)
-  const indexed = await recall()
+  const found = await recall()
   expect(questions.length).toBeGreaterThan(2)
-  expect(queryTime).toBe(questions.length)
-  expect(indexed).toBe(questions.length)
+  expect(found).toBe(questions.length)
 })
 
 it('matches a participant a question names by speaker, not by the greetings that name them', async () => {
