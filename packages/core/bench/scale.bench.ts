@@ -313,7 +313,7 @@ function scaleTables(results: SizeResult[]): string {
         ]),
         ['median ours / floor', ...results.map((r) => fmt(r.medianVsFloor, 2)), `≤ ${TARGETS.medianVsFloor}`],
         [
-          'p95 ours / floor p95 (recency tiers: see src/store/recency-tiers.ts)',
+          'p95 ours / floor p95 (recency tiers: see src/dialects/sqlite/recency-tiers.ts)',
           ...results.map((r) => fmt(s(r, 'ours').p95Ms / s(r, 'floor').p95Ms, 2)),
           `≤ ${TARGETS.p95VsFloor}`,
         ],

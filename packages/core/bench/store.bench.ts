@@ -15,12 +15,12 @@ import { dirname, join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { createClient } from '@libsql/client'
+import { hitQuery } from '../src/dialects/sqlite/hits.ts'
 import type { StorageDriver } from '../src/driver.ts'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { type MessageInput, openStore, type Store } from '../src/index.ts'
-import { joinTerms, parseSearchQuery, toMatchQuery } from '../src/search/query.ts'
+import { parseSearchQuery, toMatchQuery } from '../src/search/query.ts'
 import { decodeMessage, encodeMessage, MESSAGE_COLUMNS, type MessageRow } from '../src/store/message-codec.ts'
-import { hitQuery } from '../src/store/search-sql.ts'
 import { type Dataset, Generator, queryWords, rng } from './data.ts'
 import { bytesByObject, checkpoint, type Db, openRaw, openRawStore } from './raw.ts'
 
@@ -418,8 +418,8 @@ const rankSql = 'SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER
 const ftsRank = oursRaw2.prepare(rankSql)
 const ftsRankPlain = oursRaw3.prepare(rankSql)
 // The store's message query (search.ts) run directly: isolates driver + JS work from the SQL itself.
-const oursSql = (match: string | null) => {
-  const { sql, params = [] } = hitQuery('message', match ?? '', {}, 20)
+const oursSql = (query: string) => {
+  const { sql, params = [] } = hitQuery('message', { terms: parseSearchQuery(query), operator: 'OR' }, {}, 20)
   return oursRaw.prepare(sql).all(...params)
 }
 const contentById = oursRaw.prepare('SELECT content, tool_calls FROM messages WHERE id = ?')
@@ -455,7 +455,7 @@ const W3_VARIANTS: W3Variant[] = [
   {
     key: 'raw-our-sql',
     label: 'breakdown: raw, the store\u2019s SQL (joins + snippet) with toMatchQuery(q)',
-    run: (q) => oursSql(toMatchQuery(q)).length,
+    run: (q) => oursSql(q).length,
   },
   {
     key: 'raw-same-match',
@@ -524,8 +524,7 @@ const questions = Array.from({ length: 50 }, () => {
   return `what did we say about the ${words.join(' and the ')}?`
 })
 const plainOr = (q: string) => {
-  const match = joinTerms(parseSearchQuery(q), 'OR')
-  const { sql, params = [] } = hitQuery('message', match, {}, 20)
+  const { sql, params = [] } = hitQuery('message', { terms: parseSearchQuery(q), operator: 'OR' }, {}, 20)
   return oursRaw.prepare(sql).all(...params).length
 }
 // The same words as keywords: what the search ran for these questions before conversation-aware ranking.

@@ -2,7 +2,7 @@
 export type SqlValue = string | number | bigint | null | Uint8Array
 
 /** The database engines the store has a schema, migrations and SQL for. */
-export type Dialect = 'sqlite' | 'postgres'
+export type DialectName = 'sqlite' | 'postgres'
 
 /** One SQL statement with its positional `?` parameters. */
 export interface Statement {
@@ -45,7 +45,7 @@ export interface StorageDriver {
    * The SQL the database speaks, which picks the store's schema, migrations and search queries: `sqlite`
    * (the default when absent) or `postgres`. Statements reach every driver with `?` parameters.
    */
-  readonly dialect?: Dialect
+  readonly dialect?: DialectName
 
   /** Runs one statement in autocommit mode. */
   execute<R = Row>(statement: Statement): Promise<QueryResult<R>>

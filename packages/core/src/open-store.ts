@@ -1,47 +1,11 @@
 import { type ConnectionOptions, connect } from './connection.ts'
-import { assertEngramDatabase } from './database-identity.ts'
-import { preparePostgres } from './dialects/postgres/migrations.ts'
+import { dialectOf } from './dialects/index.ts'
 import type { StorageDriver } from './driver.ts'
-import { EngramError, toEngramError } from './errors.ts'
-import { migrate } from './migrator.ts'
+import { toEngramError } from './errors.ts'
 import { StoreContext } from './store/context.ts'
 import { Store } from './store/store.ts'
 import { type ResolvedStoreSettings, resolveStoreSettings, type StoreOptions } from './store-options.ts'
 import type { SchemaMigrations } from './types.ts'
-
-// A server, or an embedded replica's primary, owns its own settings (replicas refuse PRAGMAs). Foreign
-// keys are per connection and off by default in SQLite itself: deleting a session relies on them.
-async function setConnectionPragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
-  if (driver.capabilities.remote) return
-  await driver.execute({ sql: `PRAGMA busy_timeout = ${settings.busyTimeout}` })
-  await driver.execute({ sql: 'PRAGMA foreign_keys = ON' })
-}
-
-// Changes the file: only after assertEngramDatabase found it is ours.
-async function applyFilePragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
-  if (!driver.capabilities.localFile) return
-  // Set only when it differs: changing it writes to the file, which a read-only connection cannot.
-  const { rows } = await driver.execute<{ journal_mode: string }>({ sql: 'PRAGMA journal_mode' })
-  if (rows[0]?.journal_mode.toUpperCase() !== settings.journalMode)
-    await driver.execute({ sql: `PRAGMA journal_mode = ${settings.journalMode}` })
-  await driver.execute({ sql: `PRAGMA synchronous = ${settings.synchronous}` })
-}
-
-async function assertFts5(driver: StorageDriver): Promise<void> {
-  // Remote databases cannot create the temp probe; a server without FTS5 fails the migration instead.
-  if (driver.capabilities.remote) return
-  try {
-    await driver.execute({ sql: 'CREATE VIRTUAL TABLE IF NOT EXISTS temp.engram_fts5_probe USING fts5(x)' })
-    await driver.execute({ sql: 'DROP TABLE temp.engram_fts5_probe' })
-  } catch (cause) {
-    if (!/no such module/i.test((cause as Error).message)) throw cause
-    throw new EngramError(
-      'FTS5_MISSING',
-      'This SQLite build has no FTS5 module, which full-text search needs. Use better-sqlite3 or @libsql/client, which both bundle it.',
-      { cause },
-    )
-  }
-}
 
 /**
  * Opens (creating if needed) a session store: connects with the driver the url calls for, applies the
@@ -64,28 +28,16 @@ export function openStoreWithDriver(
 }
 
 async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<Store> {
+  const dialect = dialectOf(driver)
   let migrations: SchemaMigrations
   try {
-    migrations =
-      driver.dialect === 'postgres'
-        ? await preparePostgres(driver, settings.migrationsFolder, settings.create)
-        : await prepareSqlite(driver, settings)
+    migrations = await dialect.prepare(driver, settings)
   } catch (error) {
     await driver.close().catch(() => undefined)
     throw toEngramError(error, 'Opening the store')
   }
-  return new Store(new StoreContext(driver, settings.retry, settings.busyTimeout), migrations)
-}
-
-/** Applies the pragmas, checks the file is ours and has FTS5, and runs pending migrations. */
-async function prepareSqlite(
-  driver: StorageDriver,
-  settings: ResolvedStoreSettings,
-): Promise<SchemaMigrations> {
-  await setConnectionPragmas(driver, settings)
-  // A server's database is named by its url, and its header cannot be marked (see the migrator).
-  if (!driver.capabilities.remote) await assertEngramDatabase(driver, settings.migrationsFolder)
-  await applyFilePragmas(driver, settings)
-  await assertFts5(driver)
-  return migrate(driver, settings.migrationsFolder)
+  return new Store(
+    new StoreContext(dialect.storeDriver(driver), dialect, settings.retry, settings.busyTimeout),
+    migrations,
+  )
 }

@@ -4,9 +4,12 @@ import { numberPlaceholders } from '../src/dialects/postgres/placeholders.ts'
 import { pgHitQuery, pgKeywordHits } from '../src/dialects/postgres/search.ts'
 import { pgDriver } from '../src/drivers/pg.ts'
 import { openStore } from '../src/index.ts'
+import { parseSearchQuery } from '../src/search/query.ts'
 import { POSTGRES_CAPABILITIES, storeContract } from '../src/testing/index.ts'
 import { schemaOf } from './postgres-helpers.ts'
 import { type PostgresServer, startPostgres } from './postgres-server.ts'
+
+const deploy = { terms: parseSearchQuery('deploy'), operator: 'OR' } as const
 
 let server: PostgresServer
 beforeAll(async () => {
@@ -62,7 +65,7 @@ describe('a user-scoped search on PostgreSQL', () => {
       // hands over ann's 3 matches, not all 68 (nor all 203 of her messages); the planner is kept off a
       // sequential scan, which a table of a few pages would get
       await client.query('SET enable_seqscan = off')
-      const { sql, params } = pgHitQuery('message', '"deploy"', { userId: 'ann' }, 10)
+      const { sql, params } = pgHitQuery('message', deploy, { userId: 'ann' }, 10)
       const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
         `EXPLAIN (ANALYZE, FORMAT JSON) ${numberPlaceholders(sql)}`,
         [...(params ?? [])],
@@ -87,7 +90,7 @@ describe('a user-scoped search on PostgreSQL', () => {
         'SET client_min_messages = log',
       ])
         await client.query(setting)
-      const hits = pgKeywordHits('"deploy"', '"deploy"', 'ann', 10)
+      const hits = pgKeywordHits(deploy, deploy, 'ann', 10)
       const found = await client.query(numberPlaceholders(hits.sql), [...(hits.params ?? [])])
       await client.query('RESET client_min_messages')
       expect(found.rows.map((r) => r.kind)).toEqual(['message', 'message', 'message'])

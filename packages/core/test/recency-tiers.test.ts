@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TIER_DECAY, TIER_MATCHES } from '../src/dialects/sqlite/recency-tiers.ts'
 import type { Statement, StorageDriver } from '../src/driver.ts'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { type MessageInput, openStoreWithDriver, type SearchHit, type Store } from '../src/index.ts'
-import { TIER_DECAY, TIER_MATCHES } from '../src/store/recency-tiers.ts'
 import { tempDbPath, tempDir } from './helpers.ts'
 
-// Recency tiers (src/store/recency-tiers.ts), checked by counting the rows each search scores and by
+// Recency tiers (src/dialects/sqlite/recency-tiers.ts), checked by counting the rows each search scores and by
 // comparing its hits with the rule computed over every match.
 
 const GROWTH = 4

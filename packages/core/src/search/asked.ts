@@ -14,7 +14,7 @@
  * So an echo or a question is shown only below every statement that matched, and first when nothing else
  * did. Read from the rows' own text the search fetched anyway (the excerpt or snippet): no scan, no column.
  */
-import type { HitRow } from '../store/search-sql.ts'
+import type { HitRow } from '../dialects/dialect.ts'
 import { stripIndexMarks } from './cjk.ts'
 
 /** The longest turn read as a question: a long message that ends by asking states things on the way. */

@@ -182,6 +182,17 @@ export function toIndexText(text: string): string | null {
   return splitCjk(text, INDEX_MARK)
 }
 
+/**
+ * A row's search text when it differs from its text: toIndexText's, with every NUL (a binary tool result)
+ * as a space, so that the words around it are indexed and snippeted alike on every engine (PostgreSQL's
+ * text cannot hold NUL: dialects/postgres/text-codec.ts). `null` when that is the text itself.
+ */
+export function toSearchText(text: string): string | null {
+  const split = toIndexText(text)
+  const out = split ?? text
+  return out.includes('\0') ? out.replaceAll('\0', ' ') : split
+}
+
 /** Removes the U+200B marks `toIndexText` inserted (e.g. from an FTS5 `snippet()` / `highlight()`). */
 export function stripIndexMarks(snippet: string): string {
   return typeof snippet === 'string' && snippet.includes(INDEX_MARK)

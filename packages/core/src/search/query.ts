@@ -35,7 +35,11 @@ type SearchTermKind = 'word' | 'prefix' | 'identifier' | 'phrase' | 'cjk' | 'mix
 export interface SearchTerm {
   /** The term's text (sanitised, CJK not yet spaced). */
   text: string
-  /** The FTS5 expression: a double-quoted string, followed by ` *` for a prefix search. */
+  /** The text as the index splits it: CJK characters spaced apart (`做 后 端`), the rest as `text`. */
+  phrase: string
+  /** Matches words that start with the phrase's last word (`deploy*`). */
+  prefix: boolean
+  /** The FTS5 expression: `phrase` as a double-quoted string, followed by ` *` for a prefix search. */
   fts: string
   kind: SearchTermKind
   /** Contains CJK characters. */
@@ -93,7 +97,16 @@ class Terms {
     const key = fts.toLowerCase()
     if (this.seen.has(key)) return
     this.seen.add(key)
-    ;(primary ? this.primary : this.derived).push({ text, fts, kind, cjk, primary, stop })
+    ;(primary ? this.primary : this.derived).push({
+      text,
+      phrase: body,
+      prefix,
+      fts,
+      kind,
+      cjk,
+      primary,
+      stop,
+    })
   }
 }
 

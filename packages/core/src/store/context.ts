@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { drizzleOver, type EngramDatabase } from '../database.ts'
-import type { Dialect, QueryResult, Row, Statement, StorageDriver } from '../driver.ts'
+import type { Dialect } from '../dialects/dialect.ts'
+import type { QueryResult, Row, Statement, StorageDriver } from '../driver.ts'
 import { EngramError, isBusyError, toEngramError } from '../errors.ts'
 
 export interface RetryPolicy {
@@ -37,16 +38,13 @@ export class StoreContext {
 
   constructor(
     readonly driver: StorageDriver,
+    /** The engine's SQL (dialects/): every engine-specific statement the store runs comes from it. */
+    readonly dialect: Dialect,
     private readonly retry: RetryPolicy,
     /** The store's busy_timeout (ms), restored after a statement that must not wait for a lock. */
     private readonly busyTimeout: number,
   ) {
     this.db = drizzleOver(driver)
-  }
-
-  /** The SQL the database speaks (see StorageDriver.dialect). */
-  get dialect(): Dialect {
-    return this.driver.dialect ?? 'sqlite'
   }
 
   /** Runs one public operation; refused once close() has been called, awaited by close(). */

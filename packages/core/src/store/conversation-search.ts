@@ -1,12 +1,11 @@
-import { joinTerms, parseSearchQuery } from '../search/query.ts'
+import type { HitRow } from '../dialects/dialect.ts'
+import { parseSearchQuery } from '../search/query.ts'
 import { isTimeQuestion, stripQuestionWords, withHanBigrams } from '../search/question-words.ts'
 import { ALL_RANK_FEATURES, type Candidate, type RankFeatures, rankCandidates } from '../search/rank.ts'
 import { parseQueryDates } from '../search/time-words.ts'
+import { messageFilters } from '../search-sql.ts'
 import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
-import { hitStatement, tieredRows } from './search-rows.ts'
-import { type HitRow, messageFilters } from './search-sql.ts'
-import { isSpeaker } from './speakers.ts'
 
 /** Matching messages fetched per day the query names. */
 const DATE_POOL = 20
@@ -40,7 +39,7 @@ async function withoutSpeakers(ctx: StoreContext, text: string): Promise<string>
   let out = text
   for (const word of words) {
     const name = word.replace(/['’]s$/u, '')
-    if (await isSpeaker(ctx, name)) out = out.replaceAll(word, ' ')
+    if (await ctx.dialect.isSpeaker(ctx, name)) out = out.replaceAll(word, ' ')
   }
   return parseSearchQuery(out).some((term) => !term.stop) ? out : text
 }
@@ -65,7 +64,7 @@ async function matchingRows(
   const add = (list: HitRow[]) => {
     for (const row of list) if (!rows.has(row.item_id)) rows.set(row.item_id, row)
   }
-  if (terms.length > 0) add(await tieredRows(ctx, terms, options, take))
+  if (terms.length > 0) add(await ctx.dialect.rankedMessages(ctx, terms, options, take))
   for (const range of dates.ranges) {
     const since = Math.max(range.from, options.since ?? range.from)
     const until = Math.min(range.to, options.until ?? range.to)
@@ -74,7 +73,7 @@ async function matchingRows(
     const matching =
       terms.length > 0
         ? await ctx.read<HitRow>(
-            hitStatement(ctx, 'message', joinTerms(terms, 'OR'), scoped, DATE_POOL),
+            ctx.dialect.hits('message', { terms, operator: 'OR' }, scoped, DATE_POOL),
             'Searching messages',
           )
         : []

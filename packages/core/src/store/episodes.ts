@@ -2,7 +2,7 @@ import { eq, getTableColumns } from 'drizzle-orm'
 import type { QueryResult, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { episodes } from '../schema/episodes.ts'
-import { toIndexText } from '../search/cjk.ts'
+import { toSearchText } from '../search/cjk.ts'
 import type { Episode, NewEpisode, PruneEpisodesOptions } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
@@ -30,7 +30,7 @@ export function insertEpisode(input: NewEpisode): Statement {
       Date.now(),
       episode.firstMessageId ?? null,
       episode.lastMessageId ?? null,
-      toIndexText(episode.summary),
+      toSearchText(episode.summary),
       episode.sessionId,
     ],
   }

@@ -1,6 +1,6 @@
 import type { SqlValue } from '../driver.ts'
 import { EngramError } from '../errors.ts'
-import { toIndexText } from '../search/cjk.ts'
+import { toSearchText } from '../search/cjk.ts'
 import type {
   ChatMessage,
   ContentPart,
@@ -81,7 +81,7 @@ export function messageSearchText(text: string | null, calls: readonly ToolCall[
   ]
     .filter(Boolean)
     .join('\n')
-  return toIndexText(indexed) ?? (indexed === (text ?? '') ? null : indexed)
+  return toSearchText(indexed) ?? (indexed === (text ?? '') ? null : indexed)
 }
 
 /** Validates a message and turns it into column values; throws INVALID_MESSAGE before anything is written. */

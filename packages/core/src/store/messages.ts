@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { isUnknownSession, PG_APPEND_MAX_ROWS, pgAppend } from '../dialects/postgres/append.ts'
 import type { QueryResult } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import type {
@@ -61,27 +60,6 @@ function storedFrom(encoded: EncodedMessage, sessionId: string, id: number): Sto
 
 const idOf = (result: QueryResult | undefined) => result?.rows[0]?.id as number
 
-/** PostgreSQL's append: one statement, one round trip, idempotent under retries (see pgAppend). */
-async function appendPostgres(
-  ctx: StoreContext,
-  sessionId: string,
-  encoded: EncodedMessage[],
-): Promise<number[]> {
-  const action = 'Appending a message'
-  const { write, lookup } = pgAppend(
-    sessionId,
-    MESSAGE_FIELDS,
-    encoded.map((e) => e.values),
-  )
-  const written = await ctx.writeIdempotent<{ id: number }>(write, action).catch((error) => {
-    throw isUnknownSession(error) ? sessionNotFound(sessionId) : error
-  })
-  // No rows: a retry whose first run had committed (its rows carry the token).
-  const rows = written.rows.length > 0 ? written.rows : await ctx.read<{ id: number }>(lookup, action)
-  // One statement draws its ids in row order, so in id order they are the messages' order.
-  return rows.map((row) => row.id).sort((a, b) => a - b)
-}
-
 export async function appendMessages(
   ctx: StoreContext,
   sessionId: string,
@@ -93,8 +71,15 @@ export async function appendMessages(
   if (messages.length === 0) return []
   const now = Date.now()
   const encoded = messages.map((input) => encodeMessage(input, now))
-  if (ctx.dialect === 'postgres' && encoded.length <= PG_APPEND_MAX_ROWS) {
-    const ids = await appendPostgres(ctx, id, encoded)
+  // an engine that appends in one statement (one round trip), up to its row limit
+  const { appendRows, appendMaxRows } = ctx.dialect
+  if (appendRows !== null && encoded.length <= appendMaxRows) {
+    const ids = await appendRows(
+      ctx,
+      id,
+      MESSAGE_FIELDS,
+      encoded.map((e) => e.values),
+    )
     if (ids.length === 0) throw sessionNotFound(id)
     return encoded.map((e, i) => storedFrom(e, id, ids[i] as number))
   }

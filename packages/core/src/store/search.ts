@@ -1,19 +1,19 @@
 import type { z } from 'zod'
+import type { After, HitRow } from '../dialects/dialect.ts'
 import { EngramError } from '../errors.ts'
 import { askedRows, statementsFirst } from '../search/asked.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
-import { joinTerms, parseSearchQuery, type SearchTerm } from '../search/query.ts'
+import { parseSearchQuery, type SearchTerm } from '../search/query.ts'
 import { isQuestion } from '../search/question-words.ts'
 import { ALL_RANK_FEATURES, type RankFeatures } from '../search/rank.ts'
 import { excerptSnippet, sliceSnippet } from '../search/snippet.ts'
+import { excerptQuery } from '../search-sql.ts'
 import type { Page, SearchHit, SearchOptions } from '../types.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
 import { conversationSearch } from './conversation-search.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { countEpisodeHits } from './episodes.ts'
-import { hitStatement, pgKeywordRows, tieredRows } from './search-rows.ts'
-import { type After, excerptQuery, type HitRow } from './search-sql.ts'
 
 /**
  * Search options with what only the evaluation harness sets: `ranking` turns single ranking techniques
@@ -32,7 +32,7 @@ const MAX_STATEMENT_POOL = 200
 
 /**
  * The rows' snippets: made already, or from their excerpts. An excerpt is the row's first SLICE_CHARS + 1
- * characters (search-sql.ts, and dialects/postgres/search.ts); the few rows whose snippet that slice
+ * characters (search-sql.ts); the few rows whose snippet that slice
  * cannot tell have their EXCERPT_CHARS excerpt read in one more query.
  */
 async function snippets(
@@ -122,25 +122,22 @@ async function findHits(
   const question = sort === 'relevance' && isQuestion(text)
   const features = { ...ALL_RANK_FEATURES, ...options.ranking }
   if (terms.length === 0 && !question) return []
-  const match = joinTerms(terms, 'OR')
   const take = offset + limit
   const withEpisodes = options.includeEpisodes && options.role === undefined && terms.length > 0
-  // on PostgreSQL a keyword search's halves are one statement (a round trip costs there about what a
-  // half does); on SQLite each half is its own in-process query, episodes first
+  // a keyword search's rows come from the dialect whole (on PostgreSQL its halves are one statement); a
+  // question's episodes are one half, its messages the conversation search's
   const read = async (n: number) =>
-    ctx.dialect === 'postgres' && !question
-      ? await pgKeywordRows(ctx, terms, options, n, withEpisodes, after)
-      : {
+    question
+      ? {
           episodes: withEpisodes
             ? await ctx.read<HitRow>(
-                hitStatement(ctx, 'episode', match, options, n, after),
+                ctx.dialect.hits('episode', { terms, operator: 'OR' }, options, n, after),
                 'Searching episodes',
               )
             : [],
-          messages: question
-            ? await conversationSearch(ctx, text, options, n, features)
-            : await tieredRows(ctx, terms, options, n, after),
+          messages: await conversationSearch(ctx, text, options, n, features),
         }
+      : await ctx.dialect.keywordRows(ctx, terms, options, n, withEpisodes, after)
   // Statements before echoes and questions (search/asked.ts): the rows are read from a pool of at least
   // STATEMENT_POOL, so that repeated questions cannot fill a small limit, and from a larger one when the
   // pool was full and held too few statements.

@@ -1,6 +1,6 @@
 import type { Statement } from '../driver.ts'
 import { EngramError, isConstraintError } from '../errors.ts'
-import { toIndexText } from '../search/cjk.ts'
+import { toSearchText } from '../search/cjk.ts'
 import type { ImportSessionInput, ImportSessionResult, MessageInput, Session } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
@@ -123,7 +123,7 @@ export async function importSession(
           episode.hitCount,
           ...first.params,
           ...last.params,
-          toIndexText(episode.summary),
+          toSearchText(episode.summary),
           id,
         ],
       }

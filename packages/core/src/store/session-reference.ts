@@ -5,7 +5,6 @@ import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
 import { decodeSession, SESSION_SELECT, type SessionRow } from './session-row.ts'
-import { globPrefix } from './sessions.ts'
 
 const action = 'Resolving a session reference'
 
@@ -61,10 +60,8 @@ export async function resolveSession(
   const [exact] = await select('s.id = ?', [reference], 1)
   if (exact) return exact
   // Two are enough to know a prefix is ambiguous; the error names them.
-  const matches =
-    ctx.dialect === 'postgres'
-      ? await select('starts_with(s.id, ?)', [reference], 2)
-      : await select('s.id GLOB ?', [globPrefix(reference)], 2)
+  const prefix = ctx.dialect.idPrefix('s.id', reference)
+  const matches = await select(prefix.sql, [prefix.param], 2)
   if (matches.length === 1) return matches[0] as Session
   if (matches.length === 0) {
     throw new EngramError(

@@ -93,13 +93,12 @@ export async function getSession(ctx: StoreContext, id: string): Promise<Session
 // The rowid breaks ties between sessions started in the same millisecond, in insertion order.
 const rowid = sql<number>`${sessions}.rowid`
 
-// GLOB, not LIKE: case-sensitive like ids, and SQLite turns a literal prefix into a range on the primary key.
-// PostgreSQL has no GLOB; starts_with compares the text as it is.
-export const globPrefix = (prefix: string) => `${prefix.replace(/[*?[]/g, '[$&]')}*`
-const idStartsWith = (ctx: StoreContext, prefix: string) =>
-  ctx.dialect === 'postgres'
-    ? sql`starts_with(${sessions.id}, ${prefix})`
-    : sql`${sessions.id} GLOB ${globPrefix(prefix)}`
+// The dialect's prefix condition over the sessions' id column, its one `?` bound to its parameter.
+function idStartsWith(ctx: StoreContext, prefix: string) {
+  const { sql: condition, param } = ctx.dialect.idPrefix('"sessions"."id"', prefix)
+  const [before = '', after = ''] = condition.split('?')
+  return sql`${sql.raw(before)}${param}${sql.raw(after)}`
+}
 
 export async function listSessions(
   ctx: StoreContext,

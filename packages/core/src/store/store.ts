@@ -34,7 +34,7 @@ import type {
 } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { addEpisode, getEpisodes, pruneEpisodes } from './episodes.ts'
-import { checkIntegrity, previewPrune, pruneSessions, rebuildSearchIndex, vacuum } from './maintenance.ts'
+import { previewPrune, pruneSessions, rebuildSearchIndex, vacuum } from './maintenance.ts'
 import * as messages from './messages.ts'
 import { readAround } from './read-around.ts'
 import { search, searchPage } from './search.ts'
@@ -298,7 +298,7 @@ export class Store {
    * damage), a damaged file `corrupt`, each with the fix. Reads the whole database.
    */
   checkIntegrity(): Promise<IntegrityReport> {
-    return this.ctx.operation(() => checkIntegrity(this.ctx))
+    return this.ctx.operation(() => this.ctx.dialect.checkIntegrity(this.ctx))
   }
 
   /**

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, lt, type SQL, sql, sum } from 'drizzle-orm'
+import { and, asc, eq, gte, lt, type SQL, sum } from 'drizzle-orm'
 import type { Statement } from '../driver.ts'
 import { modelCalls } from '../schema/model-calls.ts'
 import type {
@@ -107,10 +107,7 @@ export async function readUsage(ctx: StoreContext, sessionId?: string): Promise<
 }
 
 /** The UTC day of a call, `YYYY-MM-DD`, in the store's dialect: created_at is in milliseconds. */
-const callDay = (ctx: StoreContext): SQL<string> =>
-  ctx.dialect === 'postgres'
-    ? sql<string>`to_char(to_timestamp(${modelCalls.createdAt} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`
-    : sql<string>`strftime('%Y-%m-%d', ${modelCalls.createdAt} / 1000, 'unixepoch')`
+const callDay = (ctx: StoreContext): SQL<string> => ctx.dialect.utcDay(modelCalls.createdAt)
 
 /**
  * Model calls summed by UTC day and purpose, oldest day first: what a cost chart draws. One grouped read;

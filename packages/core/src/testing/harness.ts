@@ -30,8 +30,6 @@ export interface ContractCapabilities {
    * (migration history, FTS5 triggers, corrupt pages, another process's write lock, file handles).
    */
   sqliteFile: boolean
-  /** Text keeps the NUL character (PostgreSQL's text type cannot hold it; such a write is refused). */
-  nulInText: boolean
   /** English words are stemmed (FTS5 porter; PostgreSQL's Snowball English stemmer). */
   stemming: boolean
   /** Diacritics are folded (FTS5 unicode61; PostgreSQL's unaccent is missing from PGlite, so it is not used). */
@@ -41,7 +39,6 @@ export interface ContractCapabilities {
 /** SQLite's capabilities: all of them. */
 export const SQLITE_CAPABILITIES: ContractCapabilities = {
   sqliteFile: true,
-  nulInText: true,
   stemming: true,
   foldsDiacritics: true,
 }

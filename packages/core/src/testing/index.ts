@@ -20,7 +20,6 @@ export type { ContractCapabilities, DriverFactory } from './harness.ts'
 /** What PostgreSQL cannot do that the contract tests on SQLite (see ContractCapabilities). */
 export const POSTGRES_CAPABILITIES: Partial<ContractCapabilities> = {
   sqliteFile: false,
-  nulInText: false,
   foldsDiacritics: false,
 }
 

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { toMatchQuery } from '../search/query.ts'
-import { COMMON_TERM_MESSAGES } from '../store/message-tiers.ts'
+import { COMMON_TERM_MESSAGES } from '../search/tiers.ts'
 import type { Store } from '../store/store.ts'
+import type { SearchHit } from '../types.ts'
 import type { Harness } from './harness.ts'
 import { countWorkAsync } from './work.ts'
 
@@ -106,6 +107,26 @@ export function searchSuite(h: Harness): void {
     expect((await store.search('my-app.config.ts')).length).toBe(1)
     expect((await store.search('chat-send')).map((h) => h.role)).toEqual(['assistant'])
     expect((await store.search('decid*')).length).toBe(2)
+  })
+
+  it('matches a prefix that no stem of the word can match (a prefix term is a prefix on every engine)', async () => {
+    // "authen" is no stem of authentication / authenticated / authenticator (the stems are authent…), so
+    // only a prefix match finds these: an engine whose prefix term fell back to a word would find none
+    const s = await store.createSession({ source: 'cli', userId: 'prefix-user' })
+    const stored = await store.appendMessages(s.id, [
+      { role: 'user', content: 'The authentication tokens rotate hourly.' },
+      { role: 'assistant', content: 'Every authenticated request carries one.' },
+      { role: 'user', content: 'The authenticator app is on my phone.' },
+      { role: 'assistant', content: 'Nothing about that here.' },
+    ])
+    const scope = { userId: 'prefix-user' }
+    const found = (hits: readonly SearchHit[]) =>
+      hits.map((hit) => (hit.kind === 'message' ? hit.messageId : -1)).sort((a, b) => a - b)
+    expect(found(await store.search('authen*', scope))).toEqual(stored.slice(0, 3).map((m) => m.id))
+    expect(await store.search('authen', scope)).toEqual([])
+    expect(found((await store.searchPage('authen*', { ...scope, sort: 'newest' })).items)).toEqual(
+      stored.slice(0, 3).map((m) => m.id),
+    )
   })
 
   it.skipIf(!h.capabilities.stemming)('stems English words (stemming)', async () => {

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { ENGRAM_APPLICATION_ID } from '../database-identity.ts'
 import { DEFAULT_MIGRATIONS_FOLDER, migrate } from '../migrator.ts'
 import type { Store } from '../store/store.ts'
-import type { ToolCall } from '../types.ts'
+import type { MessageInput, ToolCall } from '../types.ts'
 import { expectCode, type Harness, holdWriteLock } from './harness.ts'
 
 const MIGRATION_COUNT: number = JSON.parse(
@@ -1007,31 +1007,16 @@ export function storeSuite(h: Harness): void {
     // Any code point, NULs often; ill-formed UTF-16 (lone surrogates) is a question of its own.
     const text = fc
       .string({
-        unit: fc.oneof(fc.constant('\0'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })),
+        unit: fc.oneof(
+          fc.constant('\0'),
+          fc.constant('\uE000'),
+          fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+        ),
         maxLength: 300,
       })
       .filter((t) => !/[\uD800-\uDFFF]/u.test(t))
-      .map((t) => (h.capabilities.nulInText ? t : t.replaceAll('\0', '')))
 
-    it.skipIf(h.capabilities.nulInText)(
-      'refuses a NUL it cannot keep, naming it, and writes nothing (nulInText)',
-      async () => {
-        const store = await open()
-        try {
-          const s = await store.createSession({ source: 'cli' })
-          const error = await expectCode(
-            store.appendMessage(s.id, { role: 'user', content: 'a\0b' }),
-            'INVALID_ARGUMENT',
-          )
-          expect(error.message).toMatch(/NUL/)
-          expect(await store.getMessages(s.id)).toEqual([])
-        } finally {
-          await store.close()
-        }
-      },
-    )
-
-    it('keeps ids, prompts, titles, content and summaries byte for byte, NULs included where the database keeps them', async () => {
+    it('keeps ids, prompts, titles, content and summaries byte for byte, NULs included', async () => {
       const store = await open()
       let n = 0
       try {
@@ -1050,7 +1035,7 @@ export function storeSuite(h: Harness): void {
             })
             expect((await store.listSessions({ userId })).map((s) => s.id)).toContain(id)
             await store.appendMessage(id, { role: 'user', content: a })
-            const prompt = `${c}${h.capabilities.nulInText ? '\0' : '|'}${a}`
+            const prompt = `${c}\0${a}`
             await store.setSystemPrompt(id, prompt)
             expect((await store.getMessages(id)).map((m) => m.content)).toEqual([a])
             expect((await store.getSession(id))?.systemPrompt).toBe(prompt)
@@ -1063,6 +1048,69 @@ export function storeSuite(h: Harness): void {
         expect(n).toBeGreaterThanOrEqual(60)
       } finally {
         await store.close()
+      }
+    })
+
+    it('keeps NUL in tool calls, tool results, names and ids, finds the words around it, and exports it', async () => {
+      const store = await open()
+      const other = await open()
+      try {
+        const s = await store.createSession({ source: 'cli', userId: 'nul\0user' })
+        const callId = 'call\0one\uE000'
+        const messages: MessageInput[] = [
+          { role: 'user', name: 'Ann\0Lee', content: 'read the file please\0zebrafish' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [toolCall(callId, 'read\0file', { path: 'a\0b' })],
+          },
+          {
+            role: 'tool',
+            tool_call_id: callId,
+            content: 'PK\u0003\u0004\0\0 \uE000 \uE0000 okapi\0\0tail words',
+          },
+          { role: 'assistant', content: 'It is a zip archive.' },
+        ]
+        await store.appendMessages(s.id, messages)
+        await store.setSystemPrompt(s.id, 'be brief\0always')
+        const back = await store.getMessages(s.id)
+        expect(back.map((m) => [m.role, m.content, m.name ?? null, m.tool_call_id ?? null])).toEqual(
+          messages.map((m) => [m.role, m.content, m.name ?? null, m.tool_call_id ?? null]),
+        )
+        expect(back[1]?.tool_calls).toEqual(messages[1]?.tool_calls)
+        // searchable around the NUL: the words on either side of it, in content and in a tool result
+        const scope = { userId: 'nul\0user', includeRetrieval: true }
+        for (const word of ['zebrafish', 'okapi', 'tail'])
+          expect((await store.search(word, scope)).map((hit) => hit.snippet)).toEqual([
+            expect.stringContaining(`«${word}»`),
+          ])
+        // a session copied to another store (migrate --from) carries it whole
+        const exported = await store.exportSession(s.id)
+        if (exported === null) throw new Error('no export')
+        expect(exported.session.systemPrompt).toBe('be brief\0always')
+        const { session } = exported
+        await other.importSession({
+          session: {
+            id: session.id,
+            source: session.source,
+            userId: session.userId,
+            systemPrompt: session.systemPrompt,
+            startedAt: session.startedAt,
+          },
+          messages: exported.messages.map(({ role, content, name, tool_calls, tool_call_id }) => ({
+            role,
+            content,
+            ...(name === undefined ? {} : { name }),
+            ...(tool_calls === undefined ? {} : { tool_calls }),
+            ...(tool_call_id === undefined ? {} : { tool_call_id }),
+          })) as MessageInput[],
+        })
+        expect(await other.getMessages(s.id)).toEqual(back)
+        expect((await other.getSession(s.id))?.systemPrompt).toBe('be brief\0always')
+        expect((await other.search('okapi', scope)).length).toBe(1)
+      } finally {
+        await store.close()
+        await other.close()
       }
     })
   })

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { SqlValue, Statement } from '../../driver.ts'
+import type { DialectConnection } from '../dialect.ts'
 import { pgCode } from './errors.ts'
 
 /**
@@ -9,7 +10,7 @@ import { pgCode } from './errors.ts'
 export const PG_APPEND_MAX_ROWS = 1000
 
 /** The statements of a one-round-trip append: the write itself, and where a retried one finds its ids. */
-export interface PgAppend {
+interface PgAppend {
   /** Returns the new ids; no rows if the same append was already stored. */
   write: Statement
   /** The ids of the rows the append stored, in order (no rows: it never happened). */
@@ -47,5 +48,30 @@ export function pgAppend(
 }
 
 /** The append failed because its session does not exist (the messages' foreign key; 23503). */
-export const isUnknownSession = (error: unknown) =>
+const isUnknownSession = (error: unknown) =>
   pgCode((error as { cause?: unknown } | null)?.cause ?? error) === '23503'
+
+/**
+ * PostgreSQL's append: one statement, one round trip, idempotent under retries (see pgAppend). The new
+ * ids in order; none when the session does not exist.
+ */
+export async function appendRows(
+  db: DialectConnection,
+  sessionId: string,
+  columns: readonly string[],
+  rows: SqlValue[][],
+): Promise<number[]> {
+  const action = 'Appending a message'
+  const { write, lookup } = pgAppend(sessionId, columns, rows)
+  let written: { id: number }[]
+  try {
+    written = (await db.writeIdempotent<{ id: number }>(write, action)).rows
+  } catch (error) {
+    if (isUnknownSession(error)) return []
+    throw error
+  }
+  // No rows: a retry whose first run had committed (its rows carry the token).
+  const found = written.length > 0 ? written : await db.read<{ id: number }>(lookup, action)
+  // One statement draws its ids in row order, so in id order they are the messages' order.
+  return found.map((row) => row.id).sort((a, b) => a - b)
+}

@@ -1,47 +1,18 @@
 import type { SqlValue, Statement } from '../../driver.ts'
 import { SLICE_CHARS } from '../../search/snippet.ts'
-import { type After, hitParts } from '../../store/search-sql.ts'
+import type { TermTier } from '../../search/tiers.ts'
+import { hitParts } from '../../search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
+import type { After } from '../dialect.ts'
 import { parserText, SEARCH_CONFIG } from './schema/columns.ts'
 
 /**
- * Search on PostgreSQL: the same sanitised terms as on SQLite (query.ts writes each as a double-quoted
- * FTS5 string, `"…" *` for a prefix, joined by one of OR / AND), matched against the rows' SEARCH_CONFIG
- * tsvectors (stemmed English, whole CJK words) through their GIN index and ranked by ts_rank_cd. A term becomes a tsquery through
+ * Search on PostgreSQL: the same parsed terms as on SQLite (query.ts: each term's phrase, a prefix flag,
+ * joined by one of OR / AND), matched against the rows' SEARCH_CONFIG tsvectors (stemmed English, whole
+ * CJK words) through their GIN index and ranked by ts_rank_cd. A term becomes a tsquery through
  * PostgreSQL's own parser (phraseto_tsquery), the parser that made the vectors, so both split a term the
  * same way; the term's text is a bound parameter, so no user text is read as tsquery syntax.
  */
-
-interface Term {
-  text: string
-  prefix: boolean
-}
-
-/** The quoted terms and their operator of an expression the sanitiser wrote (see joinTerms). */
-function readMatch(match: string): { terms: Term[]; operator: 'OR' | 'AND' } {
-  const terms: Term[] = []
-  let operator: 'OR' | 'AND' = 'OR'
-  let i = 0
-  while (i < match.length) {
-    const open = match.indexOf('"', i)
-    if (open < 0) break
-    if (/\bAND\b/.test(match.slice(i, open))) operator = 'AND'
-    // the string up to its closing quote, with "" read as one quote
-    let end = open + 1
-    let body = ''
-    while (end < match.length) {
-      if (match[end] === '"' && match[end + 1] === '"') {
-        body += '"'
-        end += 2
-      } else if (match[end] === '"') break
-      else body += match[end++]
-    }
-    const prefix = match.slice(end + 1, end + 3) === ' *'
-    terms.push({ text: body, prefix })
-    i = end + (prefix ? 3 : 1)
-  }
-  return { terms, operator }
-}
 
 // A prefix term: its words as quoted tsquery lexemes, the last one a prefix (`deploy*` → 'deploy':*),
 // split where parserText splits a row's text.
@@ -53,9 +24,8 @@ const prefixQuery = (text: string) =>
     .join(' <-> ')
     .concat(':*')
 
-/** The tsquery of an expression, as SQL over bound parameters. */
-function tsquery(match: string): { sql: string; params: SqlValue[] } {
-  const { terms, operator } = readMatch(match)
+/** The tsquery of a match, as SQL over bound parameters. */
+function tsquery({ terms, operator }: TermTier): { sql: string; params: SqlValue[] } {
   if (terms.length === 0) return { sql: "''::tsquery", params: [] }
   return {
     sql: `(${terms
@@ -65,7 +35,7 @@ function tsquery(match: string): { sql: string; params: SqlValue[] } {
           : `phraseto_tsquery('${SEARCH_CONFIG}', ${parserText('?')})`,
       )
       .join(operator === 'AND' ? ' && ' : ' || ')})`,
-    params: terms.map((t) => (t.prefix ? prefixQuery(t.text) : t.text)),
+    params: terms.map((t) => (t.prefix ? prefixQuery(t.phrase) : t.phrase)),
   }
 }
 
@@ -84,7 +54,7 @@ const ORDER = {
  */
 export function pgHitQuery(
   kind: 'message' | 'episode',
-  match: string,
+  match: TermTier,
   options: SearchOptions,
   take: number,
   after?: After,
@@ -116,8 +86,8 @@ export function pgHitQuery(
  * Counts the messages holding each term, each up to `cap` (the capped counts message-tiers.ts splits terms
  * by), in one statement: one round trip however many terms (column `n<i>` for term i).
  */
-export function pgTermCounts(fts: readonly string[], cap: number): Statement {
-  const counts = fts.map((term) => ({ term, query: tsquery(term) }))
+export function pgTermCounts(terms: TermTier['terms'], cap: number): Statement {
+  const counts = terms.map((term) => ({ query: tsquery({ terms: [term], operator: 'OR' }) }))
   return {
     sql: `SELECT ${counts
       .map(
@@ -137,8 +107,8 @@ export function pgTermCounts(fts: readonly string[], cap: number): Statement {
  * alone does not promise their order.
  */
 export function pgSearchQuery(
-  episodeMatch: string,
-  messageMatch: string,
+  episodeMatch: TermTier,
+  messageMatch: TermTier,
   options: SearchOptions,
   take: number,
   after?: After,
@@ -177,8 +147,8 @@ export const isPlainSearch = (options: SearchOptions, after?: After) =>
  * planned as one function scan; the tsqueries are built here, from bound parameters, as everywhere else.
  */
 export function pgKeywordHits(
-  episodeMatch: string | null,
-  messageMatch: string,
+  episodeMatch: TermTier | null,
+  messageMatch: TermTier,
   userId: string | undefined,
   take: number,
 ): Statement {

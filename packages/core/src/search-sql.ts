@@ -1,25 +1,12 @@
 /**
- * The SQL pieces every search path shares (keyword search, conversation search, the PostgreSQL dialect, the
- * benchmark): the filters of SearchOptions, the ranked hit query and keyset paging. A leaf: it imports no
- * store module.
+ * The SQL both dialects' searches share (standard SQL, no full-text syntax): the filters of
+ * SearchOptions, keyset paging, the indexed text and its excerpts. Each dialect adds its own match.
  */
-import type { SqlValue, Statement } from '../driver.ts'
 
-import { EXCERPT_CHARS, SLICE_CHARS } from '../search/snippet.ts'
-import type { Role, SearchOptions } from '../types.ts'
-
-export interface HitRow {
-  session_id: string
-  item_id: number
-  role: Role | 'episode'
-  timestamp: number
-  source: string
-  /** A snippet made already (a neighbour's start of text), or null when `excerpt` is to be snippeted. */
-  snippet: string | null
-  /** The start of the row's indexed text, for an excerpt snippet (on SQLite its first SLICE_CHARS + 1 characters). */
-  excerpt: string | null
-  score: number
-}
+import type { After } from './dialects/dialect.ts'
+import type { SqlValue, Statement } from './driver.ts'
+import { EXCERPT_CHARS, SLICE_CHARS } from './search/snippet.ts'
+import type { SearchOptions } from './types.ts'
 
 const asList = <T>(value: T | T[] | undefined): T[] | undefined =>
   value === undefined ? undefined : Array.isArray(value) ? value : [value]
@@ -94,14 +81,6 @@ export const NOT_RETRIEVAL = 't.retrieval IS NULL'
 /** Whether a message search is scoped by more than the retrieval filter (session, user, source, time, role). */
 export const isScoped = (filters: Filters) => filters.where.some((where) => where !== NOT_RETRIEVAL)
 
-// Relevance must be `rank` alone: then FTS5 yields rows best-first and SQLite stops after `LIMIT` rows
-// instead of joining, scoring and snippeting every match (any extra sort key brings that back).
-const ORDER = {
-  relevance: 'rank',
-  newest: 'timestamp DESC, item_id DESC',
-  oldest: 'timestamp ASC, item_id ASC',
-} as const
-
 /**
  * What a half of a search reads, in any dialect: its table (`t`, joined with its session `s`), time column,
  * sort, and the filters of the options with the keyset of the page.
@@ -116,52 +95,25 @@ export function hitParts(kind: 'message' | 'episode', options: SearchOptions, af
   return { table, time, filters, sort }
 }
 
-/** The SQL of one half of a search (exported for the benchmark, which runs it on a raw connection). */
-export function hitQuery(
-  kind: 'message' | 'episode',
-  match: string,
-  options: SearchOptions,
-  take: number,
-  after?: After,
-): Statement {
-  const fts = kind === 'message' ? 'messages_fts' : 'episodes_fts'
-  const { table, time, filters, sort } = hitParts(kind, options, after)
-  const order = ORDER[sort]
-  return {
-    sql: `SELECT t.session_id, t.id AS item_id, ${kind === 'message' ? 't.role' : "'episode'"} AS role, ${time} AS timestamp,
-        s.source, -rank AS score, NULL AS snippet,
-        ${sliceColumn(kind)} AS excerpt
-      FROM ${fts} JOIN ${table} t ON t.id = ${fts}.rowid JOIN sessions s ON s.id = t.session_id
-      WHERE ${fts} MATCH ? ${filters.where.map((w) => `AND ${w}`).join(' ')}
-      ORDER BY ${order} LIMIT ?`,
-    params: [match, ...filters.params, take],
-  }
-}
-
-// The indexed text, as the FTS table's content view defines it. Snippets are made in JS from its start
-// (snippet.ts): FTS5's snippet() re-tokenises the row and scores every match against every other
-// (quadratic in the matches; 13% of the bare ranked MATCH in instructions on the bench corpus).
-const indexedText = (kind: 'message' | 'episode') =>
+/**
+ * The indexed text of `t` (a message or an episode), as both engines index it. Snippets are made in JS
+ * from its start (snippet.ts): FTS5's snippet() re-tokenises the row and scores every match against every
+ * other (quadratic in the matches; 13% of the bare ranked MATCH in instructions on the bench corpus).
+ */
+export const indexedText = (kind: 'message' | 'episode') =>
   `coalesce(t.search_text, ${kind === 'message' ? 't.content' : 't.summary'}, '')`
 
-/** The excerpt column of a SQLite hit (`t` the message or episode): the slice a snippet is made from first. */
+/** The excerpt column of a hit (`t` the message or episode): the slice a snippet is made from first. */
 export const sliceColumn = (kind: 'message' | 'episode') =>
   `substr(${indexedText(kind)}, 1, ${SLICE_CHARS + 1})`
 
-/** The EXCERPT_CHARS excerpts of rows whose slice could not tell their snippet (SQLite). */
+/** The EXCERPT_CHARS excerpts of rows whose slice could not tell their snippet. */
 export function excerptQuery(kind: 'message' | 'episode', ids: readonly number[]): Statement {
   return {
     sql: `SELECT t.id, substr(${indexedText(kind)}, 1, ${EXCERPT_CHARS}) AS excerpt
       FROM ${kind === 'message' ? 'messages' : 'episodes'} t WHERE t.id IN (${ids.map(() => '?').join(', ')})`,
     params: ids,
   }
-}
-
-/** Where a keyset page starts: after this (timestamp, id) of episodes (phase 0) or messages (phase 1). */
-export interface After {
-  phase: 0 | 1
-  timestamp: number
-  id: number
 }
 
 function keysetFilter(hit: 'message' | 'episode', time: string, order: 'newest' | 'oldest', after?: After) {

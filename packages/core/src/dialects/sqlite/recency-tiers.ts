@@ -20,11 +20,13 @@
  * A MATCH with fewer than TIER_MATCHES matches is one tier: the plain ranked query, exactly as before,
  * which is every search of a small store (and of the evaluation sets).
  */
-import type { SqlValue } from '../driver.ts'
-import type { SearchTerm } from '../search/query.ts'
-import type { SearchOptions } from '../types.ts'
-import type { StoreContext } from './context.ts'
-import { type HitRow, hitQuery, isScoped, messageFilters, NOT_RETRIEVAL, sliceColumn } from './search-sql.ts'
+import type { SqlValue } from '../../driver.ts'
+import type { SearchTerm } from '../../search/query.ts'
+import type { TermTier } from '../../search/tiers.ts'
+import { isScoped, messageFilters, NOT_RETRIEVAL, sliceColumn } from '../../search-sql.ts'
+import type { SearchOptions } from '../../types.ts'
+import type { DialectConnection, HitRow } from '../dialect.ts'
+import { ftsMatch, hitQuery } from './hits.ts'
 
 /** Matches in the newest tier: below this a MATCH is ranked whole (scoring a few thousand rows is quick). */
 export const TIER_MATCHES = 4096
@@ -53,7 +55,7 @@ interface Tier {
 const SOURCE = 'messages_fts'
 
 /** The rowid of the `n`-th newest match below `below` (null: fewer matches than that). */
-async function boundary(ctx: StoreContext, match: string, below: number | null, n: number) {
+async function boundary(ctx: DialectConnection, match: string, below: number | null, n: number) {
   const [row] = await ctx.read<{ id: number }>(
     {
       sql: `SELECT rowid AS id FROM ${SOURCE} WHERE ${SOURCE} MATCH ?${below === null ? '' : ' AND rowid < ?'}
@@ -66,7 +68,7 @@ async function boundary(ctx: StoreContext, match: string, below: number | null, 
 }
 
 /** (k1+1) · Σ idf over the phrases: no row's bm25 for this MATCH exceeds it (see the module comment). */
-async function ceiling(ctx: StoreContext, terms: readonly SearchTerm[]): Promise<number> {
+async function ceiling(ctx: DialectConnection, terms: readonly SearchTerm[]): Promise<number> {
   const [{ n } = { n: 0 }] = await ctx.read<{ n: number }>(
     { sql: 'SELECT coalesce(max(id), 0) AS n FROM messages' },
     'Searching messages',
@@ -95,7 +97,7 @@ const NEWEST_TIER_FROM = `coalesce((SELECT rowid FROM ${SOURCE} WHERE ${SOURCE} 
  * that leaves fewer than `take` of a full list is the tier ranked again with the filter joined.
  */
 async function tierRows(
-  ctx: StoreContext,
+  ctx: DialectConnection,
   match: string,
   options: SearchOptions,
   take: number,
@@ -121,7 +123,7 @@ async function tierRows(
 
 /** One tier's statement: joined (every filter applied while ranking), or ranked over the index alone. */
 async function rankTier(
-  ctx: StoreContext,
+  ctx: DialectConnection,
   match: string,
   take: number,
   tier: Tier,
@@ -165,25 +167,24 @@ async function rankTier(
 }
 
 /**
- * The best `take` messages for one MATCH expression (`terms` joined by `operator`) by relevance, by
- * recency tiers when the MATCH has TIER_MATCHES matches or more (see the module comment), the plain
- * ranked query otherwise.
+ * The best `take` messages for one match (`terms` joined by `operator`) by relevance, by recency tiers
+ * when the MATCH has TIER_MATCHES matches or more (see the module comment), the plain ranked query
+ * otherwise.
  */
 export async function recencyRanked(
-  ctx: StoreContext,
-  terms: readonly SearchTerm[],
-  match: string,
+  ctx: DialectConnection,
+  terms: TermTier,
   options: SearchOptions,
   take: number,
 ): Promise<HitRow[]> {
+  const match = ftsMatch(terms)
   let tier: Tier = { from: null, to: null, weight: 1 }
   if (isScoped(messageFilters(options))) {
     // filtered: the newest tier's bound first, so that a MATCH of few matches is ranked in FTS5's rank
     // order, which joins only the rows returned (the tier query joins every match to filter it)
     const from = await boundary(ctx, match, null, TIER_MATCHES)
     if (from === null) {
-      const { sql, params } = hitQuery('message', match, options, take)
-      return ctx.read<HitRow>({ sql, params }, 'Searching messages')
+      return ctx.read<HitRow>(hitQuery('message', terms, options, take), 'Searching messages')
     }
     tier = { from, to: null, weight: 1 }
   }
@@ -201,7 +202,7 @@ export async function recencyRanked(
     if (from <= 0) return rows
     const next = tier.weight * TIER_DECAY
     if (rows.length >= take) {
-      top ??= await ceiling(ctx, terms)
+      top ??= await ceiling(ctx, terms.terms)
       if ((rows[take - 1] as HitRow).score >= next * top) return rows
     }
     tier = { from: (await boundary(ctx, match, from, size)) ?? 0, to: from, weight: next }

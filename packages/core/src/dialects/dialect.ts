@@ -1,0 +1,120 @@
+/**
+ * What a database engine brings to the store (kysely's pattern): one object per engine
+ * (dialects/sqlite, dialects/postgres) owns that engine's SQL — search hits from structured terms, term
+ * counts, id prefixes, day buckets, the append, the search index's rebuild and integrity check, opening
+ * and migrating — and the store calls it without ever asking which engine it is. Drivers only carry
+ * statements; they never import a dialect.
+ */
+import type { SQL, SQLWrapper } from 'drizzle-orm'
+import type { DialectName, QueryResult, Row, SqlValue, Statement, StorageDriver } from '../driver.ts'
+import type { SearchTerm } from '../search/query.ts'
+import type { TermTier } from '../search/tiers.ts'
+import type { ResolvedStoreSettings } from '../store-options.ts'
+import type { IntegrityReport, Role, SchemaMigrations, SearchOptions } from '../types.ts'
+
+/** What a dialect runs its statements through: the store's context (retries, error mapping, closing). */
+export interface DialectConnection {
+  read<R = Row>(statement: Statement, action: string): Promise<R[]>
+  run<R = Row>(statement: Statement, action: string): Promise<QueryResult<R>>
+  /** Runs one statement that is safe to run again as it is, retried like a write. */
+  writeIdempotent<R = Row>(statement: Statement, action: string): Promise<QueryResult<R>>
+  /** Runs `work` so that a lock held elsewhere fails at once instead of waiting. */
+  withoutWaiting<T>(work: () => Promise<T>): Promise<T>
+}
+
+/** One hit row of a search half, the same columns on every engine. */
+export interface HitRow {
+  session_id: string
+  item_id: number
+  role: Role | 'episode'
+  timestamp: number
+  source: string
+  /** A snippet made already (a neighbour's start of text), or null when `excerpt` is to be snippeted. */
+  snippet: string | null
+  /** The start of the row's indexed text, for an excerpt snippet (its first SLICE_CHARS + 1 characters). */
+  excerpt: string | null
+  score: number
+}
+
+/** Where a keyset page starts: after this (timestamp, id) of episodes (phase 0) or messages (phase 1). */
+export interface After {
+  phase: 0 | 1
+  timestamp: number
+  id: number
+}
+
+export interface Dialect {
+  readonly name: DialectName
+
+  /** Checks the database is one the store may use, applies the connection's settings and migrates it. */
+  prepare(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<SchemaMigrations>
+
+  /**
+   * The driver as the store runs its statements through it: what the engine cannot store as it is
+   * (NUL in PostgreSQL text) encoded on the way in and decoded on the way out, losslessly.
+   */
+  storeDriver(driver: StorageDriver): StorageDriver
+
+  /**
+   * One half of a search (messages or episodes) as one statement: the rows matching `match` under the
+   * options' filters, in the options' order, at most `take`.
+   */
+  hits(
+    kind: 'message' | 'episode',
+    match: TermTier,
+    options: SearchOptions,
+    take: number,
+    after?: After,
+  ): Statement
+
+  /**
+   * A keyword search's rows: the episodes (when `withEpisodes`) and the messages, by relevance in term
+   * tiers (search/tiers.ts) or in time order, at most `take` of each.
+   */
+  keywordRows(
+    db: DialectConnection,
+    terms: readonly SearchTerm[],
+    options: SearchOptions,
+    take: number,
+    withEpisodes: boolean,
+    after?: After,
+  ): Promise<{ episodes: HitRow[]; messages: HitRow[] }>
+
+  /** The best `take` messages by relevance for one match (a question's words): what keywordRows ranks. */
+  rankedMessages(
+    db: DialectConnection,
+    terms: readonly SearchTerm[],
+    options: SearchOptions,
+    take: number,
+  ): Promise<HitRow[]>
+
+  /** Whether some message (not a tool result) of the store has `name` as its speaker. */
+  isSpeaker(db: DialectConnection, name: string): Promise<boolean>
+
+  /** A condition that the text column `column` starts with `prefix`: SQL with one `?` and its parameter. */
+  idPrefix(column: string, prefix: string): { sql: string; param: SqlValue }
+
+  /** The UTC day (`YYYY-MM-DD`) of a column of milliseconds since the epoch. */
+  utcDay(column: SQLWrapper): SQL<string>
+
+  /**
+   * One-statement appends: the ids of the messages written (in order; none when the session does not
+   * exist), or null on an engine whose appends are a transaction of one INSERT per message. At most
+   * `appendMaxRows` rows.
+   */
+  readonly appendRows:
+    | ((
+        db: DialectConnection,
+        sessionId: string,
+        columns: readonly string[],
+        rows: SqlValue[][],
+      ) => Promise<number[]>)
+    | null
+  readonly appendMaxRows: number
+
+  /** Statements that rebuild the search index from the tables, run before the rows' search texts are rewritten. */
+  rebuildSearchIndex(): Statement[]
+
+  /** Checks the database and its search index; reports, never throws. */
+  checkIntegrity(db: DialectConnection): Promise<IntegrityReport>
+}

@@ -1,0 +1,28 @@
+import { sql } from 'drizzle-orm'
+import type { Dialect } from '../dialect.ts'
+import { appendRows, PG_APPEND_MAX_ROWS } from './append.ts'
+import { keywordRows, rankedMessages } from './keyword-rows.ts'
+import { checkIntegrity } from './maintenance.ts'
+import { preparePostgres } from './migrations.ts'
+import { pgHitQuery } from './search.ts'
+import { escapingDriver } from './text-codec.ts'
+
+/** PostgreSQL (pg, PGlite): tsvector search, migrations in drizzle-pg/. */
+export const postgresDialect: Dialect = {
+  name: 'postgres',
+  prepare: (driver, settings) => preparePostgres(driver, settings.migrationsFolder, settings.create),
+  storeDriver: escapingDriver,
+  hits: pgHitQuery,
+  keywordRows,
+  rankedMessages,
+  // no index on the speaker names: a participant named in a question stays a word to match
+  isSpeaker: async () => false,
+  // starts_with compares the text as it is (PostgreSQL has no GLOB)
+  idPrefix: (column, prefix) => ({ sql: `starts_with(${column}, ?)`, param: prefix }),
+  utcDay: (column) => sql<string>`to_char(to_timestamp(${column} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
+  appendRows,
+  appendMaxRows: PG_APPEND_MAX_ROWS,
+  // PostgreSQL computes its search vectors from search_text itself
+  rebuildSearchIndex: () => [],
+  checkIntegrity,
+}

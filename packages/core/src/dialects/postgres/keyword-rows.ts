@@ -1,0 +1,73 @@
+/** PostgreSQL's searches that take more than one statement: term counts, the term tiers, the keyword search. */
+import type { SearchTerm } from '../../search/query.ts'
+import {
+  COMMON_TERM_MESSAGES,
+  gatherTiers,
+  needsCounts,
+  type TermTier,
+  termTiers,
+} from '../../search/tiers.ts'
+import type { SearchOptions } from '../../types.ts'
+import type { After, DialectConnection, HitRow } from '../dialect.ts'
+import { isPlainSearch, pgHitQuery, pgKeywordHits, pgSearchQuery, pgTermCounts } from './search.ts'
+
+/** How many messages hold each term, each up to COMMON_TERM_MESSAGES, in one statement (a round trip costs what a count does). */
+async function termCounts(db: DialectConnection, terms: readonly SearchTerm[]): Promise<number[]> {
+  const [row] = await db.read<Record<string, number>>(
+    pgTermCounts(terms, COMMON_TERM_MESSAGES),
+    'Searching messages',
+  )
+  return terms.map((_, i) => Number(row?.[`n${i}`] ?? 0))
+}
+
+const tiersOf = async (db: DialectConnection, terms: readonly SearchTerm[]): Promise<TermTier[]> =>
+  termTiers(terms, needsCounts(terms) ? await termCounts(db, terms) : [])
+
+/** The best `take` messages by relevance: the term tiers (search/tiers.ts), each one ranked statement. */
+export async function rankedMessages(
+  db: DialectConnection,
+  terms: readonly SearchTerm[],
+  options: SearchOptions,
+  take: number,
+): Promise<HitRow[]> {
+  return gatherTiers(await tiersOf(db, terms), take, (tier) =>
+    db.read<HitRow>(pgHitQuery('message', tier, options, take), 'Searching messages'),
+  )
+}
+
+/**
+ * The episode and message rows of a keyword search: the episodes half (when `withEpisodes`) runs in one
+ * statement with the first message tier, so a one-word search is one round trip (a round trip costs
+ * about what a half does). A later tier, read only when the first falls short, is a statement of its own.
+ * A plain search (isPlainSearch: the usual one, relevance and at most a user) calls engram_keyword_hits,
+ * planned once per connection; the others run planned statements (pgSearchQuery, pgHitQuery).
+ */
+export async function keywordRows(
+  db: DialectConnection,
+  terms: readonly SearchTerm[],
+  options: SearchOptions,
+  take: number,
+  withEpisodes: boolean,
+  after?: After,
+): Promise<{ episodes: HitRow[]; messages: HitRow[] }> {
+  const any: TermTier = { terms, operator: 'OR' }
+  // time order pages by keyset over the plain OR; relevance (never paged by keyset) ranks by tiers
+  const tiers = (options.sort ?? 'relevance') === 'relevance' ? await tiersOf(db, terms) : [any]
+  const plain = isPlainSearch(options, after)
+  let episodes: HitRow[] = []
+  const messages = await gatherTiers(tiers, take, async (tier, index) => {
+    const first = index === 0 && withEpisodes
+    if (!first && !plain) {
+      return db.read<HitRow>(pgHitQuery('message', tier, options, take, after), 'Searching messages')
+    }
+    const rows = await db.read<HitRow & { kind: 'episode' | 'message' }>(
+      plain
+        ? pgKeywordHits(first ? any : null, tier, options.userId, take)
+        : pgSearchQuery(any, tier, options, take, after),
+      'Searching',
+    )
+    if (first) episodes = rows.filter((row) => row.kind === 'episode')
+    return rows.filter((row) => row.kind === 'message')
+  })
+  return { episodes, messages }
+}

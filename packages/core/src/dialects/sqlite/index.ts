@@ -1,0 +1,28 @@
+import { sql } from 'drizzle-orm'
+import type { Dialect } from '../dialect.ts'
+import { hitQuery } from './hits.ts'
+import { checkIntegrity, rebuildSearchIndex } from './maintenance.ts'
+import { prepareSqlite } from './prepare.ts'
+import { isSpeaker, keywordRows, rankedMessages } from './search.ts'
+
+// GLOB, not LIKE: case-sensitive like ids, and SQLite turns a literal prefix into a range on the primary key.
+const globPrefix = (prefix: string) => `${prefix.replace(/[*?[]/g, '[$&]')}*`
+
+/** SQLite (better-sqlite3, libSQL): FTS5 search, migrations in drizzle/. */
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  prepare: prepareSqlite,
+  // SQLite stores every text as it is
+  storeDriver: (driver) => driver,
+  hits: hitQuery,
+  keywordRows,
+  rankedMessages,
+  isSpeaker,
+  idPrefix: (column, prefix) => ({ sql: `${column} GLOB ?`, param: globPrefix(prefix) }),
+  utcDay: (column) => sql<string>`strftime('%Y-%m-%d', ${column} / 1000, 'unixepoch')`,
+  // a transaction of one prepared INSERT per message: in process, a statement costs no round trip
+  appendRows: null,
+  appendMaxRows: 0,
+  rebuildSearchIndex,
+  checkIntegrity,
+}

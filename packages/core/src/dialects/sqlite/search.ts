@@ -1,0 +1,72 @@
+/** SQLite's searches: capped term counts, tiers ranked by recency tiers, the keyword search's halves, speakers. */
+import type { SearchTerm } from '../../search/query.ts'
+import { COMMON_TERM_MESSAGES, gatherTiers, needsCounts, termTiers } from '../../search/tiers.ts'
+import type { SearchOptions } from '../../types.ts'
+import type { After, DialectConnection, HitRow } from '../dialect.ts'
+import { hitQuery } from './hits.ts'
+import { recencyRanked } from './recency-tiers.ts'
+
+/** How many messages hold each term, each counted up to COMMON_TERM_MESSAGES: one in-process count per term. */
+async function termCounts(db: DialectConnection, terms: readonly SearchTerm[]): Promise<number[]> {
+  const counts: number[] = []
+  for (const term of terms) {
+    const [row] = await db.read<{ n: number }>(
+      {
+        sql: 'SELECT count(*) AS n FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)',
+        params: [term.fts, COMMON_TERM_MESSAGES],
+      },
+      'Searching messages',
+    )
+    counts.push(row?.n ?? 0)
+  }
+  return counts
+}
+
+/** The best `take` messages by relevance: the term tiers (search/tiers.ts), each ranked by recency tiers. */
+export async function rankedMessages(
+  db: DialectConnection,
+  terms: readonly SearchTerm[],
+  options: SearchOptions,
+  take: number,
+): Promise<HitRow[]> {
+  const tiers = termTiers(terms, needsCounts(terms) ? await termCounts(db, terms) : [])
+  return gatherTiers(tiers, take, (tier) => recencyRanked(db, tier, options, take))
+}
+
+/**
+ * A keyword search's rows: each half is its own in-process query, episodes first; messages by relevance
+ * (rankedMessages) or, in time order, the plain OR paged by keyset.
+ */
+export async function keywordRows(
+  db: DialectConnection,
+  terms: readonly SearchTerm[],
+  options: SearchOptions,
+  take: number,
+  withEpisodes: boolean,
+  after?: After,
+): Promise<{ episodes: HitRow[]; messages: HitRow[] }> {
+  const any = { terms, operator: 'OR' } as const
+  const episodes = withEpisodes
+    ? await db.read<HitRow>(hitQuery('episode', any, options, take, after), 'Searching episodes')
+    : []
+  const messages =
+    (options.sort ?? 'relevance') === 'relevance'
+      ? await rankedMessages(db, terms, options, take)
+      : await db.read<HitRow>(hitQuery('message', any, options, take, after), 'Searching messages')
+  return { episodes, messages }
+}
+
+/**
+ * Whether a message of this store (not a tool result) was written by `name` (the OpenAI `name` field).
+ * One probe of the partial index on named messages (messages_name_idx, migration 0008).
+ */
+export async function isSpeaker(db: DialectConnection, name: string): Promise<boolean> {
+  const rows = await db.read<{ n: number }>(
+    {
+      sql: "SELECT count(*) AS n FROM (SELECT 1 FROM messages WHERE name = ? AND role <> 'tool' LIMIT 1)",
+      params: [name],
+    },
+    'Searching messages',
+  )
+  return (rows[0]?.n ?? 0) > 0
+}
