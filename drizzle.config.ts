@@ -5,6 +5,6 @@ import { defineConfig } from 'drizzle-kit'
 export default defineConfig({
   dialect: 'sqlite',
   schema: './packages/core/src/schema/index.ts',
-  out: './drizzle',
+  out: './packages/core/drizzle',
   dbCredentials: { url: process.env.ENGRAM_DB_PATH ?? './data/engram.db' },
 })

@@ -8,7 +8,7 @@ const schema = process.env.ENGRAM_PG_SCHEMA ?? 'public'
 export default defineConfig({
   dialect: 'postgresql',
   schema: './packages/core/src/dialects/postgres/schema/index.ts',
-  out: './drizzle-pg',
+  out: './packages/core/drizzle-pg',
   dbCredentials: { url: process.env.ENGRAM_DATABASE_URL ?? 'postgres://localhost:5432/engram' },
   schemaFilter: [schema],
   migrations: { table: '__drizzle_migrations', schema },

@@ -15,9 +15,10 @@ export default defineConfig({
     'drivers/pglite': 'src/drivers/pglite.ts',
     'postgres/schema': 'src/dialects/postgres/schema/index.ts',
   },
-  // The migrations ship inside the package; the top-level drizzle/ folder stays drizzle-kit's source.
+  // The migrations ship inside the package (dist/ is what it publishes); drizzle/ and drizzle-pg/ stay
+  // drizzle-kit's source, found by package-folder.ts from the package's root either way.
   copy: [
-    { from: '../../drizzle', to: 'dist/drizzle', flatten: false },
-    { from: '../../drizzle-pg', to: 'dist/drizzle-pg', flatten: false },
+    { from: 'drizzle', to: 'dist/drizzle', flatten: false },
+    { from: 'drizzle-pg', to: 'dist/drizzle-pg', flatten: false },
   ],
 })

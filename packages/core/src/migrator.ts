@@ -1,18 +1,14 @@
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import type { StorageDriver } from './driver.ts'
 import { EngramError } from './errors.ts'
+import { migrationsFolder } from './package-folder.ts'
 import type { SchemaMigrations } from './types.ts'
 
 /**
- * The migrations shipped with this package: `dist/drizzle/` next to the built code (the build copies it),
- * or, running from source in this repository, the top-level `drizzle/` folder that drizzle-kit writes.
+ * The SQLite migrations shipped with this package: `packages/core/drizzle/`, which drizzle-kit writes, or
+ * its copy in `dist/drizzle/` in the published package (see package-folder.ts).
  */
-export const DEFAULT_MIGRATIONS_FOLDER = ['./drizzle', '../../../drizzle']
-  .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
-  .find((folder) => existsSync(join(folder, 'meta', '_journal.json'))) as string
+export const DEFAULT_MIGRATIONS_FOLDER = migrationsFolder('drizzle')
 
 // drizzle-kit's own bookkeeping table, so `drizzle-kit migrate` and this migrator agree on what ran.
 export const MIGRATIONS_TABLE = '__drizzle_migrations'

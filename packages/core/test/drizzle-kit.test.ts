@@ -7,7 +7,9 @@ import { tempDbPath, tempDir } from './helpers.ts'
 import { exitWithin, REPO_ROOT, spawnProcess } from './processes/spawn.ts'
 
 const DRIZZLE_KIT = join(REPO_ROOT, 'node_modules/.bin/drizzle-kit')
-const journal = JSON.parse(readFileSync(join(REPO_ROOT, 'drizzle/meta/_journal.json'), 'utf8')) as {
+const journal = JSON.parse(
+  readFileSync(join(REPO_ROOT, 'packages/core/drizzle/meta/_journal.json'), 'utf8'),
+) as {
   entries: { tag: string; when: number }[]
 }
 const MIGRATIONS = journal.entries.length
@@ -37,7 +39,7 @@ describe('drizzle-kit and the runtime migrator agree', () => {
   it('the journal lists the migrations the tests expect to find', () => {
     expect(MIGRATIONS).toBeGreaterThan(0)
     for (const entry of journal.entries)
-      expect(existsSync(join(REPO_ROOT, 'drizzle', `${entry.tag}.sql`))).toBe(true)
+      expect(existsSync(join(REPO_ROOT, 'packages/core/drizzle', `${entry.tag}.sql`))).toBe(true)
   })
 
   it('openStore applies nothing on a database drizzle-kit migrated, and the store works on it', async () => {

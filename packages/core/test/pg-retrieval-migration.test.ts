@@ -8,7 +8,7 @@ import { preparePostgres } from '../src/dialects/postgres/migrations.ts'
 import { pgliteDriver } from '../src/drivers/pglite.ts'
 import { openStoreWithDriver } from '../src/open-store.ts'
 
-const PG_MIGRATIONS = fileURLToPath(new URL('../../../drizzle-pg', import.meta.url))
+const PG_MIGRATIONS = fileURLToPath(new URL('../drizzle-pg', import.meta.url))
 
 let database: PGlite
 beforeAll(async () => {

@@ -1,21 +1,17 @@
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import type { StorageDriver } from '../../driver.ts'
 import { EngramError } from '../../errors.ts'
 import { MIGRATIONS_TABLE, migrate } from '../../migrator.ts'
+import { migrationsFolder } from '../../package-folder.ts'
 import type { SchemaMigrations } from '../../types.ts'
 import { isTransientPgError, pgCode, UNREACHABLE_CODES } from './errors.ts'
 
 /**
- * The PostgreSQL migrations shipped with this package: `dist/drizzle-pg/` next to the built code, or,
- * running from source in this repository, the top-level `drizzle-pg/` folder drizzle-kit writes.
+ * The PostgreSQL migrations shipped with this package: `packages/core/drizzle-pg/`, which drizzle-kit
+ * writes, or its copy in `dist/drizzle-pg/` in the published package (see package-folder.ts).
  */
-const DEFAULT_PG_MIGRATIONS_FOLDER = ['./drizzle-pg', '../../../../../drizzle-pg']
-  .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
-  .find((folder) => existsSync(join(folder, 'meta', '_journal.json'))) as string
+const DEFAULT_PG_MIGRATIONS_FOLDER = migrationsFolder('drizzle-pg')
 
 const foreign = (cause: string) =>
   new EngramError(
