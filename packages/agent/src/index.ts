@@ -67,17 +67,20 @@ export { scanForThreats, type ThreatScan } from './security/threats.ts'
 export { createMemoryTool } from './tools/memory-tool.ts'
 export {
   defineTool,
-  isToolErrorText,
   runTool,
   toolError,
-  toolOk,
   toolResultText,
 } from './tools/run-tool.ts'
 export {
   createSessionSearchTool,
+  type FoundHit,
+  type QuotedMessage,
+  renderSessionSearch,
   type SessionSearchOptions,
+  type SessionSearchResult,
   type SessionSearchStore,
 } from './tools/session-search.ts'
+export { describeSession, messageText, type SessionLine, sessionLine } from './tools/session-text.ts'
 export {
   type AgentTool,
   specOf,

@@ -51,6 +51,7 @@ const emitTool: AgentTool = defineTool({
   async execute(args) {
     return fill(args.lang, args.chars)
   },
+  render: (text) => text,
 })
 
 interface Call {
