@@ -1,7 +1,7 @@
 import type { ChatMessage, ToolCall } from '@engram/core'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { normaliseHistory } from '../src/agent/answer.ts'
+import { normaliseHistory, UNNAMED_TOOL } from '../src/agent/answer.ts'
 import {
   type AgentEvent,
   createOfflineModel,
@@ -9,7 +9,6 @@ import {
   type ModelProvider,
   runTool,
   toolResultText,
-  UNNAMED_TOOL,
 } from '../src/index.ts'
 import { renderSessionSearch } from '../src/tools/session-search.ts'
 import { agentConfig, toolPairingProblems, world } from './agent-helpers.ts'

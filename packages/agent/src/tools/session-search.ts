@@ -79,7 +79,7 @@ function quoted(text: string): string {
 }
 
 /** A message quoted in a result, its text on one line and clipped; `hit` marks the one a search found. */
-export interface QuotedMessage {
+interface QuotedMessage {
   id: number | null
   role: string
   text: string
@@ -87,7 +87,7 @@ export interface QuotedMessage {
 }
 
 /** One hit of a query: a summary of a compressed part, or a message with the messages around it. */
-export type FoundHit = {
+type FoundHit = {
   sessionId: string
   source: string
   /** The session's title, clipped. */
