@@ -70,7 +70,7 @@ describe('offline model', () => {
     content: renderSessionSearch(data),
     data,
   })
-  const quoted = (role: string, text: string, hit = false) => ({ id: null, role, text, hit })
+  const quoted = (id: number, role: string, text: string, hit = false) => ({ id, role, text, hit })
 
   it('answers from the session_search result data, quoting the statement rather than the question', async () => {
     const data: SessionSearchResult = {
@@ -85,9 +85,9 @@ describe('offline model', () => {
           timestamp: Date.UTC(2026, 10, 30, 10),
           messageId: 2,
           messages: [
-            quoted('user', 'When is the deploy window?'),
-            quoted('user', 'The deploy window is Tuesday 14:00 to 16:00 UTC.', true),
-            quoted('assistant', 'Noted.'),
+            quoted(1, 'user', 'When is the deploy window?'),
+            quoted(2, 'user', 'The deploy window is Tuesday 14:00 to 16:00 UTC.', true),
+            quoted(3, 'assistant', 'Noted.'),
           ],
         },
       ],

@@ -80,7 +80,7 @@ function quoted(text: string): string {
 
 /** A message quoted in a result, its text on one line and clipped; `hit` marks the one a search found. */
 interface QuotedMessage {
-  id: number | null
+  id: number
   role: string
   text: string
   hit: boolean

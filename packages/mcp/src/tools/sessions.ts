@@ -31,7 +31,7 @@ const sessionShape = z.object({
 
 /** A message a session_search result quotes; `hit` marks the one the search found. */
 const quotedShape = z.object({
-  id: z.number().nullable(),
+  id: z.number(),
   role: z.string(),
   text: z.string(),
   hit: z.boolean(),
