@@ -17,6 +17,7 @@ if (!folder || !existsSync(join(folder, 'node_modules'))) {
 const SDKS = [
   'ai',
   '@ai-sdk/openai-compatible',
+  '@ai-sdk/anthropic',
   '@openai/agents',
   'openai',
   '@anthropic-ai/sdk',

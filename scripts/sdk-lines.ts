@@ -17,6 +17,7 @@ export interface NodeLine {
 const previousMajors = {
   ai: '6.0.325',
   '@ai-sdk/openai-compatible': '2.0.92',
+  '@ai-sdk/anthropic': '3.0.140',
   '@openai/agents': '0.14.3',
   openai: '6.49.0',
   'better-sqlite3': '12.11.1',
@@ -26,6 +27,7 @@ const previousMajors = {
 const currentMajors = {
   ai: '7.0.173',
   '@ai-sdk/openai-compatible': '3.0.92',
+  '@ai-sdk/anthropic': '4.0.104',
   '@openai/agents': '0.20.0',
   openai: '7.59.0',
   'better-sqlite3': '13.2.0',

@@ -224,6 +224,26 @@ describe('a session with multi-megabyte messages', () => {
   })
 })
 
+describe('stored markup in a search snippet', () => {
+  it('is shown as text: a stored <script> or event handler never becomes markup, the match is still marked', async () => {
+    const session = await store.createSession({ source: 'cli', title: 'markup' })
+    const stored = [
+      'the zanzibarmarker note <script>alert("xss")</script> and <img src=x onerror=alert(1)> end',
+      '<script>zanzibarmarker()</script>',
+    ]
+    for (const content of stored) await store.appendMessage(session.id, { role: 'user', content })
+    const page = await get(app(), 'search?q=zanzibarmarker')
+    expect(page.status).toBe(200)
+    // Both messages are hits, their snippets on the page with the match marked.
+    expect(page.body.match(/<mark>zanzibarmarker<\/mark>/g)).toHaveLength(2)
+    // The page's own script element is the only one; the stored ones are escaped text.
+    expect(page.body.match(/<script/gi)).toHaveLength(1)
+    expect(page.body).not.toContain('<img')
+    expect(page.body).toContain('&lt;script&gt;alert(&quot;xss&quot;)&lt;/script&gt;')
+    expect(page.body).toContain('&lt;script&gt;<mark>zanzibarmarker</mark>()&lt;/script&gt;')
+  })
+})
+
 describe('addresses', () => {
   it('a malformed cursor is a 400 page saying so, with nothing on stderr', async () => {
     const session = await store.createSession({ source: 'cli' })

@@ -9,13 +9,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  countChars,
-  DEFAULT_COMPACT_TRIGGER_RATIO,
-  MemoryFiles,
-  MemoryRefusal,
-  scanForThreats,
-} from '../src/index.ts'
+import { DEFAULT_COMPACT_TRIGGER_RATIO, MemoryFiles, MemoryRefusal, scanForThreats } from '../src/index.ts'
+import { countChars } from '../src/memory/format.ts'
 
 const SIZES = [25_000, 50_000, 100_000, 1_000_000]
 const text = (size: number) =>

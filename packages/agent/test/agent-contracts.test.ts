@@ -1,7 +1,7 @@
 import type { ChatMessage, ToolCall } from '@engram/core'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { normaliseHistory } from '../src/agent/answer.ts'
+import { normaliseHistory, UNNAMED_TOOL } from '../src/agent/answer.ts'
 import {
   type AgentEvent,
   createOfflineModel,
@@ -9,9 +9,8 @@ import {
   type ModelProvider,
   runTool,
   toolResultText,
-  UNNAMED_TOOL,
 } from '../src/index.ts'
-import { searchResultMessages } from '../src/tools/session-search.ts'
+import { renderSessionSearch } from '../src/tools/session-search.ts'
 import { agentConfig, toolPairingProblems, world } from './agent-helpers.ts'
 import { tempDir } from './memory-helpers.ts'
 import { localProvider, type Vendor } from './providers-helpers.ts'
@@ -382,8 +381,8 @@ describe('cancelling a run', () => {
   })
 })
 
-describe('the session_search result format', () => {
-  it('is read back by searchResultMessages: the hit and the messages around it, with their roles', async () => {
+describe('the session_search result', () => {
+  it('carries the hit and the messages around it as data, and the model reads their rendering', async () => {
     const w = world(dir, 'search-format')
     const store = await w.open()
     const past = await store.createSession({ source: 'cli' })
@@ -395,13 +394,21 @@ describe('the session_search result format', () => {
     const current = await store.createSession({ source: 'cli' })
     const tool = createSessionSearchTool(store, { maxTokens: 5_000 })
     const result = await runTool(tool, { query: 'ops-backups bucket' }, { sessionId: current.id })
-    expect(result.ok).toBe(true)
-    const messages = searchResultMessages(toolResultText(result))
+    if (!result.ok) throw new Error(result.error.message)
+    expect(toolResultText(result)).toBe(renderSessionSearch(result.data))
+    if (result.data.kind !== 'hits') throw new Error(`a query answered ${result.data.kind}`)
+    const [hit] = result.data.hits
+    expect(hit).toMatchObject({ kind: 'message', sessionId: past.id, source: 'cli' })
+    const messages =
+      hit?.kind === 'message' ? hit.messages.map(({ role, text, hit }) => ({ role, text, hit })) : []
     expect(messages).toContainEqual({
       role: 'assistant',
       text: 'The nightly backups go to the bucket s3://ops-backups.',
       hit: true,
     })
     expect(messages).toContainEqual({ role: 'user', text: 'Where do the nightly backups go?', hit: false })
+    expect(toolResultText(result)).toContain(
+      '> assistant: The nightly backups go to the bucket s3://ops-backups.',
+    )
   })
 })

@@ -2,13 +2,8 @@ import { readFileSync } from 'node:fs'
 import { MISSING_RESULT_STUB } from '@engram/compressor'
 import type { ChatMessage } from '@engram/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  createAgent,
-  createOfflineModel,
-  createOpenAIProvider,
-  MemoryFiles,
-  OFFLINE_MODEL_ID,
-} from '../src/index.ts'
+import { createAgent, createOfflineModel, createOpenAIProvider, MemoryFiles } from '../src/index.ts'
+import { OFFLINE_MODEL_ID } from '../src/providers/offline.ts'
 import { toolPairingProblems, world } from './agent-helpers.ts'
 import { tempDir } from './memory-helpers.ts'
 import { OPENAI_KEY } from './providers-helpers.ts'

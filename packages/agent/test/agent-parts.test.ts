@@ -1,7 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { workGrowth } from '../../core/src/testing/work.ts'
-import { buildSystemPrompt, costOf, IMPORTANCE, importanceOf } from '../src/index.ts'
+import { IMPORTANCE, importanceOf } from '../src/agent/importance.ts'
+import { buildSystemPrompt } from '../src/agent/system-prompt.ts'
+import { costOf } from '../src/agent/usage.ts'
 
 describe('episode importance', () => {
   it.each([

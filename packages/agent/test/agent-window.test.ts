@@ -3,8 +3,8 @@ import { type ChatMessage, EngramError } from '@engram/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { buildSystemPrompt } from '../src/agent/system-prompt.ts'
 import {
-  buildSystemPrompt,
   type ChatRequest,
   createMemoryTool,
   createOfflineModel,
@@ -51,6 +51,7 @@ const emitTool: AgentTool = defineTool({
   async execute(args) {
     return fill(args.lang, args.chars)
   },
+  render: (text) => text,
 })
 
 interface Call {

@@ -6,7 +6,8 @@ import { DEFAULT_COMPRESSOR_CONFIG } from '@engram/compressor'
 import { openStore } from '@engram/core'
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
-import { DEFAULT_MODEL_IDS, describeConfig, loadConfig, maskedConfig } from '../src/index.ts'
+import { maskedConfig } from '../src/config/mask.ts'
+import { DEFAULT_MODEL_IDS, describeConfig, loadConfig } from '../src/index.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'engram-config-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))

@@ -16,15 +16,14 @@ import fc from 'fast-check'
 import lockfile from 'proper-lockfile'
 import { describe, expect, it } from 'vitest'
 import {
-  countChars,
   DEFAULT_COMPACT_TRIGGER_RATIO,
   DEFAULT_MEMORY_CHAR_LIMIT,
   DEFAULT_USER_CHAR_LIMIT,
   MemoryFiles,
   type MemoryOperation,
   MemoryRefusal,
-  parseText,
 } from '../src/index.ts'
+import { countChars, parseText } from '../src/memory/format.ts'
 import { memoryConfig, tempDir } from './memory-helpers.ts'
 
 const dir = tempDir('engram-memory-files-')

@@ -1,15 +1,15 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { type MemoryOperation, MemoryRefusal } from '../src/index.ts'
 import {
-  applyOperations,
   countChars,
   ENTRY_DELIMITER,
-  type MemoryOperation,
-  MemoryRefusal,
+  joinEntries,
   parseEntries,
   parseText,
-} from '../src/index.ts'
-import { joinEntries, serializeEntries } from '../src/memory/format.ts'
+  serializeEntries,
+} from '../src/memory/format.ts'
+import { applyOperations } from '../src/memory/operations.ts'
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 

@@ -1,12 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import {
-  createMemoryTool,
-  createOfflineModel,
-  createOpenAIProvider,
-  MemoryFiles,
-  runNudge,
-} from '../src/index.ts'
+import { runNudge } from '../src/agent/nudge.ts'
+import { createMemoryTool, createOfflineModel, createOpenAIProvider, MemoryFiles } from '../src/index.ts'
 import { agentConfig, logTo, world } from './agent-helpers.ts'
 import { memoryConfig, tempDir } from './memory-helpers.ts'
 import { closedPort } from './servers/http.ts'

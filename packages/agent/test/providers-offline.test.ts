@@ -3,9 +3,10 @@ import type { ChatMessage } from '@engram/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { workGrowth } from '../../core/src/testing/work.ts'
-import { createOfflineModel, type ToolSpec } from '../src/index.ts'
+import { createOfflineModel, type ToolResult, type ToolSpec, toolResultText } from '../src/index.ts'
 import { offlineSummary } from '../src/providers/offline-summary.ts'
 import { termsOf } from '../src/providers/offline-text.ts'
+import { renderSessionSearch, type SessionSearchResult } from '../src/tools/session-search.ts'
 
 const tools: ToolSpec[] = [
   { name: 'memory', description: 'm', parameters: { type: 'object', properties: {} } },
@@ -46,51 +47,84 @@ describe('offline model', () => {
     expect(args(await ask(text))).toEqual([['session_search', { query }]])
   })
 
-  it('answers from the session_search result, quoting the statement rather than the question', async () => {
-    const call = {
-      id: 'c1',
-      type: 'function' as const,
-      function: { name: 'session_search', arguments: '{"query":"deploy window"}' },
-    }
-    const result = await model.chat({
+  /** The offline model's turn after one tool call of its own, answered with `result` (its data and text). */
+  const answer = (name: string, callArgs: object, result: ToolResult) =>
+    model.chat({
       system: 'sys',
       tools,
       messages: [
         { role: 'user', content: 'What did I say about the deploy window?' },
-        { role: 'assistant', content: null, tool_calls: [call] },
         {
-          role: 'tool',
-          tool_call_id: 'c1',
-          content: [
-            '2 results for "deploy window" from past sessions:',
-            '[1] message · session abc · 2026-11-30 10:00 UTC · cli',
-            '  user: When is the deploy window?',
-            '> user: The deploy window is Tuesday 14:00 to 16:00 UTC.',
-            '  assistant: Noted.',
-          ].join('\n'),
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name, arguments: JSON.stringify(callArgs) } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: toolResultText(result) },
+      ],
+      toolResults: new Map([['c1', result]]),
+    })
+  const searched = (data: SessionSearchResult): ToolResult & { ok: true } => ({
+    ok: true,
+    content: renderSessionSearch(data),
+    data,
+  })
+  const quoted = (id: number, role: string, text: string, hit = false) => ({ id, role, text, hit })
+
+  it('answers from the session_search result data, quoting the statement rather than the question', async () => {
+    const data: SessionSearchResult = {
+      kind: 'hits',
+      query: 'deploy window',
+      hits: [
+        {
+          kind: 'message',
+          sessionId: 'abc',
+          source: 'cli',
+          title: null,
+          timestamp: Date.UTC(2026, 10, 30, 10),
+          messageId: 2,
+          messages: [
+            quoted(1, 'user', 'When is the deploy window?'),
+            quoted(2, 'user', 'The deploy window is Tuesday 14:00 to 16:00 UTC.', true),
+            quoted(3, 'assistant', 'Noted.'),
+          ],
         },
       ],
-    })
+    }
+    const result = await answer('session_search', { query: 'deploy window' }, searched(data))
     expect(result.message.content).toBe(
       'From a past conversation: The deploy window is Tuesday 14:00 to 16:00 UTC.',
     )
+    // The data is what it reads: a text that says otherwise does not change the answer.
+    const mislabelled = await answer(
+      'session_search',
+      { query: 'deploy window' },
+      { ...searched(data), content: 'No past session matches "deploy window".' },
+    )
+    expect(mislabelled.message.content).toBe(result.message.content)
   })
 
-  it('says when the search found nothing', async () => {
-    const call = {
-      id: 'c1',
-      type: 'function' as const,
-      function: { name: 'session_search', arguments: '{"query":"kafka"}' },
-    }
-    const result = await model.chat({
-      system: 'sys',
-      messages: [
-        { role: 'user', content: 'What did we decide about kafka?' },
-        { role: 'assistant', content: null, tool_calls: [call] },
-        { role: 'tool', tool_call_id: 'c1', content: 'No past session matches "kafka".' },
-      ],
-    })
-    expect(result.message.content).toBe('I found nothing about "kafka" in past conversations.')
+  it('says when the search found nothing, and when a save was refused', async () => {
+    const none = await answer(
+      'session_search',
+      { query: 'kafka' },
+      searched({ kind: 'hits', query: 'kafka', hits: [] }),
+    )
+    expect(none.message.content).toBe('I found nothing about "kafka" in past conversations.')
+    const refused = await answer(
+      'memory',
+      { target: 'memory', action: 'add', content: 'x' },
+      { ok: false, error: { code: 'refused', message: 'memory: MEMORY.md is over its cap.' } },
+    )
+    expect(refused.message.content).toBe('I could not save that: memory: MEMORY.md is over its cap.')
+    // A text that merely looks like an error is a saved result when the data says so.
+    const saved = await answer(
+      'memory',
+      { target: 'memory', action: 'add', content: 'x' },
+      { ok: true, content: '{"error":"not really"}', data: {} },
+    )
+    expect(saved.message.content).toBe('Saved to memory: x. ({"error":"not really"})')
   })
 
   it('without tools it never calls one, and says what it can do', async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { maskUrl } from '../src/config/mask.ts'
-import { checkModel, describeConfig, loadConfig, maskedConfig } from '../src/index.ts'
+import { maskedConfig, maskUrl } from '../src/config/mask.ts'
+import { checkModel, describeConfig, loadConfig } from '../src/index.ts'
 import { localProvider, rejectionOf, type Vendor } from './providers-helpers.ts'
 import { closedPort, type LocalServer, type Reply, sendText, startServer } from './servers/http.ts'
 

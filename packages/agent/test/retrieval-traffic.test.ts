@@ -40,6 +40,7 @@ const lookup = defineTool({
   description: 'looks a word up',
   input: z.object({ word: z.string() }),
   execute: async ({ word }) => `${word}: a word`,
+  render: (text) => text,
 })
 
 describe('the agent marks its own retrieval traffic', () => {

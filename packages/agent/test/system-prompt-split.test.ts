@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
-import { buildSystemPrompt, splitSystemPrompt } from '../src/index.ts'
+import { buildSystemPrompt } from '../src/agent/system-prompt.ts'
+import { splitSystemPrompt } from '../src/index.ts'
 
 const tools = [
   { name: 'memory', description: 'Save facts.', parameters: { type: 'object' as const, properties: {} } },

@@ -102,7 +102,7 @@ describe('runTool', () => {
     })
     .strict()
   const echoWith = (execute: (args: z.output<typeof input>) => Promise<string>) =>
-    defineTool({ name: 'echo', description: 'echoes', input, execute })
+    defineTool({ name: 'echo', description: 'echoes', input, execute, render: (text) => text })
   const echo = echoWith(async (args) => `echo ${JSON.stringify(args)}`)
   const text = async (tool: AgentTool, raw: unknown) => toolResultText(await runTool(tool, raw, context))
   const error = async (tool: AgentTool, raw: unknown) => {
@@ -132,6 +132,7 @@ describe('runTool', () => {
     expect(await runTool(echo, '{"text":"hi","n":2}', context)).toEqual<ToolResult>({
       ok: true,
       content: 'echo {"text":"hi","n":2}',
+      data: 'echo {"text":"hi","n":2}',
     })
     expect(await text(echo, { text: 'hi', tags: ['a'] })).toBe('echo {"text":"hi","tags":["a"]}')
   })
@@ -390,7 +391,7 @@ describe('the session_search tool driven through its schema against a real store
     expect(long).toMatch(/\[… \d+ more messages not shown \(messages \d+–80 of 80\)/)
     expect(bpeTokenCounter.countText(long)).toBeLessThanOrEqual(2_000)
     const ambiguous = JSON.parse(await call({ session_id: 'feedface' })).error as string
-    expect(ambiguous).toContain('is the prefix of 2 sessions')
+    expect(ambiguous).toContain('is the start of several session ids')
     expect(ambiguous).toContain('feedface-0001')
   })
 
@@ -431,6 +432,7 @@ describe('the session_search tool driven through its schema against a real store
       getStoredMessages: (id) => store.getStoredMessages(id),
       getEpisodes: (id) => store.getEpisodes(id),
       readAround: (id, options) => store.readAround(id, options),
+      resolveSession: (reference, options) => store.resolveSession(reference, options),
       getLineage: () => Promise.reject(new Error('disk I/O error')),
     }
     const faulty = createSessionSearchTool(broken)
@@ -452,6 +454,7 @@ describe('the session_search tool driven through its schema against a real store
       search: (query, options) => store.search(query, options),
       listSessions: (options) => store.listSessions(options),
       getSession: (id) => store.getSession(id),
+      resolveSession: (reference, options) => store.resolveSession(reference, options),
       getLineage: (id) => store.getLineage(id),
       getEpisodes: (id) => store.getEpisodes(id),
       getStoredMessages: async (id) => {

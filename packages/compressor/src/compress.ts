@@ -2,11 +2,11 @@ import { findBoundaries } from './boundaries.ts'
 import { windowBudget } from './budget.ts'
 import { type CompressorConfig, resolveConfig } from './config.ts'
 import { buildFallbackSummary } from './fallback.ts'
-import type { WindowCut } from './fit.ts'
 import type { CompressibleMessage } from './messages.ts'
-import { type PruneStats, pruneToolOutputs } from './prune.ts'
+import { pruneToolOutputs } from './prune.ts'
 import { redactSecrets } from './redact.ts'
-import { type RepairStats, repairToolPairs } from './repair.ts'
+import { repairToolPairs } from './repair.ts'
+import { type CompressionResult, unchangedReport } from './report.ts'
 import { isAuthOrNetworkError, type Summarizer, SummarizerAbort } from './summarizer.ts'
 import { buildSummaryRequest, isSummaryMessage, summaryBody, summaryMessage } from './summary.ts'
 import { bpeTokenCounter, clipToTokens, countMessages, type TokenCounter } from './tokens.ts'
@@ -26,46 +26,6 @@ export interface CompressOptions {
   measuredTokens?: number
   /** Cancels the summariser call; a cancelled compression is `aborted` and changes nothing. */
   signal?: AbortSignal
-}
-
-/**
- * `compressed`: the messages changed and got smaller. `unchanged`: nothing could be removed (or the result
- * would not have been smaller), the input is returned. `aborted`: an auth or network error from the
- * summariser, the input is returned.
- */
-export type CompressionStatus = 'compressed' | 'unchanged' | 'aborted'
-
-export interface CompressionReport {
-  status: CompressionStatus
-  tokensBefore: number
-  tokensAfter: number
-  messagesBefore: number
-  messagesAfter: number
-  /** Input messages absent from the output: summarised ones and dropped orphan tool results. */
-  messagesDropped: number
-  /** Input messages folded into the summary. */
-  messagesSummarized: number
-  /** Tokens of the summary text; 0 when nothing was summarised. */
-  summaryTokens: number
-  /** The summary was built locally because the summariser failed or answered nothing. */
-  usedFallback: boolean
-  /** Why the fallback was used, or why the compression aborted; null otherwise. */
-  reason: string | null
-  /** Smallest and largest store `id` among the summarised messages, when they carry ids. */
-  summarizedIdRange: { first: number; last: number } | null
-  /** The head was protected, i.e. there was no earlier summary. */
-  firstCompression: boolean
-  prune: PruneStats
-  repair: RepairStats
-  /** What fitting the result to the window cut (see `fitToWindow`); null when it fitted as it was. */
-  windowCut: WindowCut | null
-}
-
-export interface CompressionResult {
-  messages: CompressibleMessage[]
-  /** The new summary text (without the marker), or null when nothing was summarised. */
-  summary: string | null
-  report: CompressionReport
 }
 
 type SummaryOutcome = { text: string; usedFallback: boolean; reason: string | null } | { abort: string }
@@ -107,31 +67,6 @@ function describe(error: unknown): string {
 function idRange(messages: readonly CompressibleMessage[]): { first: number; last: number } | null {
   const ids = messages.map((m) => m.id).filter((id): id is number => typeof id === 'number')
   return ids.length > 0 ? { first: Math.min(...ids), last: Math.max(...ids) } : null
-}
-
-/** The report of a pass that changed nothing yet: the starting point every pass fills in. */
-export function unchangedReport(
-  tokensBefore: number,
-  messages: number,
-  firstCompression: boolean,
-): CompressionReport {
-  return {
-    status: 'unchanged',
-    tokensBefore,
-    tokensAfter: tokensBefore,
-    messagesBefore: messages,
-    messagesAfter: messages,
-    messagesDropped: 0,
-    messagesSummarized: 0,
-    summaryTokens: 0,
-    usedFallback: false,
-    reason: null,
-    summarizedIdRange: null,
-    firstCompression,
-    prune: { prunedToolOutputs: 0, deduplicatedToolOutputs: 0, shortenedToolArguments: 0 },
-    repair: { droppedToolResults: 0, stubbedToolCalls: 0 },
-    windowCut: null,
-  }
 }
 
 /**

@@ -1,11 +1,11 @@
 import { type ChatMessage, EngramError } from '@engram/core/types'
 import { type WindowBudget, windowBudget } from './budget.ts'
-import { type CompressionReport, type CompressionResult, unchangedReport } from './compress.ts'
 import { type CompressorConfig, resolveConfig } from './config.ts'
 import { buildFallbackSummary } from './fallback.ts'
 import { type CompressibleMessage, textOf } from './messages.ts'
 import { type PruneStats, pruneToolOutputs } from './prune.ts'
 import { repairToolPairs } from './repair.ts'
+import { type CompressionReport, type CompressionResult, unchangedReport } from './report.ts'
 import { isSummaryMessage, summaryBody, summaryMessage } from './summary.ts'
 import { bpeTokenCounter, clipToTokens, countMessages, type TokenCounter } from './tokens.ts'
 
@@ -23,16 +23,6 @@ export interface FitOptions {
    * more than the local counter, the limit shrinks by the same ratio, so its count fits too.
    */
   measuredTokens?: number
-}
-
-/** What fitting a conversation to its window did; null on reports of a summarising compression alone. */
-export interface WindowCut {
-  /** The limit the messages were fitted to, in tokens of the local counter (window − reply − fixed part). */
-  limitTokens: number
-  /** Messages taken out of the context (they stay in the store); named in the summary when one fits. */
-  messagesCut: number
-  /** Tool outputs of the latest step clipped to their share of the window. */
-  toolOutputsClipped: number
 }
 
 /** A summary smaller than this is not worth its framing: the cut is then reported, not summarised. */

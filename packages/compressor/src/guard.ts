@@ -1,8 +1,9 @@
 import { shouldCompress, triggerThreshold } from './budget.ts'
-import { type CompressionReport, type CompressionResult, type CompressOptions, compress } from './compress.ts'
+import { type CompressOptions, compress } from './compress.ts'
 import { type CompressorConfig, resolveConfig } from './config.ts'
 import { fitToWindow } from './fit.ts'
 import type { CompressibleMessage } from './messages.ts'
+import type { CompressionReport, CompressionResult } from './report.ts'
 import { bpeTokenCounter, countMessages, type TokenCounter } from './tokens.ts'
 
 /** Consecutive ineffective or fallback compressions after which auto-compression stops. */

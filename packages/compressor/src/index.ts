@@ -1,19 +1,13 @@
 export { type Boundaries, type BoundaryOptions, findBoundaries } from './boundaries.ts'
 export { shouldCompress, triggerThreshold, type WindowBudget, windowBudget } from './budget.ts'
-export {
-  type CompressionReport,
-  type CompressionResult,
-  type CompressionStatus,
-  type CompressOptions,
-  compress,
-} from './compress.ts'
+export { type CompressOptions, compress } from './compress.ts'
 export {
   type CompressorConfig,
   DEFAULT_COMPRESSOR_CONFIG,
   resolveConfig,
 } from './config.ts'
 export { buildFallbackSummary } from './fallback.ts'
-export { type FitOptions, fitToWindow, type WindowCut } from './fit.ts'
+export { type FitOptions, fitToWindow } from './fit.ts'
 export {
   type CompressCallOptions,
   CompressionGuard,
@@ -26,6 +20,7 @@ export { COMPRESSION_END_REASON, type CompressionStore, persistCompression } fro
 export { type PruneStats, pruneToolOutputs } from './prune.ts'
 export { REDACTED, redactSecrets } from './redact.ts'
 export { MISSING_RESULT_STUB, type RepairStats, repairToolPairs } from './repair.ts'
+export type { CompressionReport, CompressionResult, CompressionStatus, WindowCut } from './report.ts'
 export {
   isAuthOrNetworkError,
   type SummarizeOptions,

@@ -1,6 +1,6 @@
 import { EngramError, type Episode, type MessageInput, type Session, type Store } from '@engram/core/types'
-import type { CompressionResult } from './compress.ts'
 import type { CompressibleMessage } from './messages.ts'
+import type { CompressionResult } from './report.ts'
 
 /** The part of the session store that persisting a compression needs (structurally, the real store). */
 export type CompressionStore = Pick<Store, 'continueSession'>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { CompressionReport } from '../src/compress.ts'
 import { CompressionGuard, ContextCompressor } from '../src/guard.ts'
+import type { CompressionReport } from '../src/report.ts'
 import { codingConversation, errorWith, scriptedSummarizer } from './helpers.ts'
 
 const report = (overrides: Partial<CompressionReport>): CompressionReport => ({

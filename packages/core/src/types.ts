@@ -339,6 +339,11 @@ export interface ResolveSessionOptions {
   source?: string
   /** null: only sessions without a user. */
   userId?: string | null
+  /**
+   * The fewest characters a prefix may have (a full id is taken whatever its length); a shorter one is
+   * refused as `INVALID_ARGUMENT`. Default 1.
+   */
+  minPrefix?: number
 }
 
 /**

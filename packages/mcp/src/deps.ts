@@ -10,6 +10,7 @@ export type McpStore = Pick<
   | 'listSessions'
   | 'listSessionsPage'
   | 'getSession'
+  | 'resolveSession'
   | 'getStoredMessages'
   | 'getLineage'
   | 'getEpisodes'

@@ -28,7 +28,7 @@ export function registerStartPrompt(server: McpServer, deps: ToolDeps): void {
     async ({ topic }) => {
       const snapshot = await memory.snapshot()
       const query = topic?.trim()
-      const recent = await runAgentTool(context, query ? { query, limit: 5 } : {}, {
+      const { text: recent } = await runAgentTool(context, query ? { query, limit: 5 } : {}, {
         userId: scopeKey(scope),
       })
       const text = [

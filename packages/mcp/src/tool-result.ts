@@ -44,11 +44,15 @@ export async function guarded<T extends object>(
 }
 
 /**
- * Runs one of the agent's tools and returns its text; a refused or failed call throws an EngramError with
- * the tool's own message, which {@link guarded} turns into an `isError` result.
+ * Runs one of the agent's tools and returns its rendered text and its data; a refused or failed call throws
+ * an EngramError with the tool's own message, which {@link guarded} turns into an `isError` result.
  */
-export async function runAgentTool(tool: AgentTool, args: object, context: ToolContext): Promise<string> {
+export async function runAgentTool<Data>(
+  tool: AgentTool<Data>,
+  args: object,
+  context: ToolContext,
+): Promise<ToolOutput<Data>> {
   const result = await tool.call(args, context)
-  if (result.ok) return result.content
+  if (result.ok) return { text: result.content, data: result.data }
   throw new EngramError('INVALID_ARGUMENT', result.error.message)
 }

@@ -76,6 +76,46 @@ describe('projects', () => {
   })
 })
 
+describe('session_search results', () => {
+  it('carry the real hits in structuredContent, the rendered text in content, and declare them in outputSchema', async () => {
+    const { client, close } = await connect({ user: 'alice', project: 'web' })
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'session_search')
+    expect(Object.keys(tool?.outputSchema?.properties ?? {})).toEqual(
+      expect.arrayContaining(['hits', 'session', 'messages', 'sessions']),
+    )
+    const result = await call(client, 'session_search', { query: 'walrus' })
+    const data = result.structuredContent as {
+      kind: string
+      hits: {
+        kind: string
+        sessionId: string
+        title: string
+        messages: { role: string; text: string; hit: boolean }[]
+      }[]
+    }
+    expect(data.kind).toBe('hits')
+    expect(data.hits).toHaveLength(1)
+    const [hit] = data.hits
+    expect(hit).toMatchObject({ kind: 'message', title: 'walrus web' })
+    expect(hit?.messages).toEqual([
+      expect.objectContaining({ role: 'user', text: 'walrus notes for web', hit: true }),
+    ])
+    // The text is the rendering of that data: the same session, the same quoted message.
+    expect(textOf(result)).toContain(`session ${hit?.sessionId}`)
+    expect(textOf(result)).toContain('> user: walrus notes for web')
+    const read = await call(client, 'session_search', { session_id: hit?.sessionId })
+    expect(read.structuredContent).toMatchObject({
+      kind: 'session',
+      session: { id: hit?.sessionId, title: 'walrus web', messageCount: 1 },
+      messages: [{ role: 'user', text: 'walrus notes for web' }],
+      total: 1,
+    })
+    const recent = await call(client, 'session_search', {})
+    expect(recent.structuredContent).toMatchObject({ kind: 'recent', sessions: [{ id: hit?.sessionId }] })
+    await close()
+  })
+})
+
 describe('settings', () => {
   it('takes the scope whole from the first source naming a user, and needs one', () => {
     expect(

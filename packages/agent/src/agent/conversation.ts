@@ -1,5 +1,6 @@
 import { repairToolPairs } from '@engram/compressor'
 import type { ChatMessage, Session, Store, StoredMessage } from '@engram/core'
+import type { ToolResult } from '../tools/tool.ts'
 import { normaliseHistory } from './answer.ts'
 import { wire } from './wire.ts'
 
@@ -20,6 +21,8 @@ export class Conversation {
   measured: MeasuredPrompt | null = null
   /** Messages appended since the last memory review (the nudge reads them). */
   sinceNudge = 0
+  /** The results of the latest batch of tool calls, by call id, with their data (see ChatRequest.toolResults). */
+  readonly toolResults = new Map<string, ToolResult>()
 
   constructor(
     private readonly store: Store,

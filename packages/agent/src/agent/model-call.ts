@@ -28,6 +28,7 @@ export async function callMainModel(
       {
         system: conversation.systemPrompt,
         messages: conversation.sendable(),
+        toolResults: conversation.toolResults,
         tools: call.tools,
         maxTokens: call.maxTokens,
         ...(options.signal ? { signal: options.signal } : {}),

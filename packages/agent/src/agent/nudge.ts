@@ -4,7 +4,7 @@ import type { MemoryFiles } from '../memory/memory-files.ts'
 import { type CallObserver, timedChat } from '../providers/auxiliary.ts'
 import type { ModelProvider } from '../providers/types.ts'
 import { runTool, toolError, toolResultText } from '../tools/run-tool.ts'
-import type { AgentTool, ToolContext } from '../tools/tool.ts'
+import type { AgentTool, ToolContext, ToolResult } from '../tools/tool.ts'
 import { normaliseAnswer } from './answer.ts'
 import { nudgeSystemPrompt, nudgeUserMessage } from './nudge-prompt.ts'
 
@@ -47,18 +47,20 @@ export async function runNudge(input: NudgeInput): Promise<NudgeOutcome> {
     { role: 'user', content: nudgeUserMessage(input.messages.slice(-NUDGE_MAX_MESSAGES), input.maxTokens) },
   ]
   const tools = [input.memoryTool]
+  const toolResults = new Map<string, ToolResult>()
   let writes = 0
   let answer = ''
   for (let step = 0; step < NUDGE_MAX_STEPS; step++) {
     const result = await timedChat(
       input.provider,
-      { system, messages, tools, maxTokens: input.maxTokens, signal: input.context.signal },
+      { system, messages, tools, toolResults, maxTokens: input.maxTokens, signal: input.context.signal },
       input.observe,
     )
     const message = normaliseAnswer(result.message, messages)
     messages.push(message)
     answer = textOf(message)
     if (!message.tool_calls?.length) break
+    toolResults.clear()
     for (const call of message.tool_calls) {
       const outcome =
         call.function.name === input.memoryTool.name
@@ -68,6 +70,7 @@ export async function runNudge(input: NudgeInput): Promise<NudgeOutcome> {
               `Only the ${input.memoryTool.name} tool is available in a memory review.`,
             )
       if (outcome.ok) writes++
+      toolResults.set(call.id, outcome)
       messages.push({ role: 'tool', tool_call_id: call.id, content: toolResultText(outcome) })
     }
   }

@@ -16,11 +16,13 @@ export async function runToolCalls(
   context: ToolContext,
   hooks: { beforeEach: () => void; emit: AgentEventHandler },
 ): Promise<void> {
+  conversation.toolResults.clear()
   for (const call of calls) {
     hooks.beforeEach()
     const sessionId = conversation.session.id
     hooks.emit({ type: 'tool-started', sessionId, call })
     const result = await callTool(tools, call, context)
+    conversation.toolResults.set(call.id, result)
     await conversation.append(
       { role: 'tool', tool_call_id: call.id, content: toolResultText(result) },
       isRetrievalCall(tools, call),

@@ -24,7 +24,7 @@ import { type ConfigFile, ConfigFileSchema, knownKeys } from './schema.ts'
 import type { ApiConfig, EngramConfig, MemoryFilesConfig, ModelConfig } from './types.ts'
 
 /** The files looked for in the working directory when no file is named, in this order. */
-export const CONFIG_FILE_NAMES = ['engram.toml', 'engram.json'] as const
+const CONFIG_FILE_NAMES = ['engram.toml', 'engram.json'] as const
 
 const SECRET_KEYS = new Set(['api_key', 'auth_token'])
 const URL_WITH_SCHEME = /^[a-z][a-z0-9+.-]*:/i
@@ -46,7 +46,7 @@ export interface LoadConfigOptions {
 }
 
 /** What a command line may set on top of the file and the environment (`--db`, `--model`). */
-export interface ConfigOverrides {
+interface ConfigOverrides {
   /**
    * The database: a path (relative to `cwd`) or a url (`libsql://…`, `file:…`, `:memory:`). Wins over
    * `ENGRAM_DB_URL` and the file; the memory files follow it unless the file names their paths.
@@ -265,7 +265,7 @@ function resolveCompressor(file: ConfigFile): CompressorConfig {
  * databases never share memory files by accident. A database that is not a local file (a remote url,
  * `:memory:`) has no folder; its memory files go to `./data` under `cwd`.
  */
-export function memoryFolderFor(databaseUrl: string, cwd: string): string {
+function memoryFolderFor(databaseUrl: string, cwd: string): string {
   if (databaseUrl.startsWith('file://')) {
     try {
       return dirname(fileURLToPath(databaseUrl.replace(/[?#].*$/, '')))

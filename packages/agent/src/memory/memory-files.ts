@@ -20,7 +20,7 @@ import {
 import { renderBlock } from './snapshot.ts'
 
 /** Usage of one memory file. */
-export interface MemoryUsage {
+interface MemoryUsage {
   chars: number
   limit: number
   entries: number

@@ -18,7 +18,7 @@ import { badResponse, type Endpoint } from './errors.ts'
 import { once } from './http.ts'
 import type { ChatRequest, ChatResult, ChatUsage, ModelProvider } from './types.ts'
 
-export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com'
+const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com'
 
 type UsageFields = Partial<
   Pick<Usage, 'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens'>

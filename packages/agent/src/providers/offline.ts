@@ -4,8 +4,8 @@ import { ENTRY_DELIMITER } from '../memory/format.ts'
 import { BLOCK_HEADER_START, EMPTY_BLOCK } from '../memory/snapshot.ts'
 import { ENVIRONMENT, PREFERENCE } from '../prompts/fact-kinds.ts'
 import { CONSOLIDATE_MARKER, DATE_LINE_START, NUDGE_MARKER } from '../prompts/markers.ts'
-import { isToolErrorText } from '../tools/run-tool.ts'
-import { searchResultMessages } from '../tools/session-search.ts'
+import type { SessionSearchResult } from '../tools/session-search.ts'
+import type { ToolResult } from '../tools/tool.ts'
 import { throwIfCancelled } from './errors.ts'
 import { isSummaryInstruction, offlineSummary } from './offline-summary.ts'
 import { bestMatch, clip, overlap, parseTranscript, searchQuery, tagged, termsOf } from './offline-text.ts'
@@ -88,8 +88,19 @@ function argumentsOf(toolCall: ToolCall | undefined): Record<string, unknown> {
   }
 }
 
-/** The answer to the results of the tool calls the offline model made in its previous turn. */
-function answerToolResults(messages: readonly ChatMessage[]): string {
+/** The messages a session_search result quotes (of a query; none for a session read or a list). */
+function quotedMessages(result: SessionSearchResult) {
+  return result.kind === 'hits'
+    ? result.hits.flatMap((hit) => (hit.kind === 'message' ? hit.messages : []))
+    : []
+}
+
+/**
+ * The answer to the results of the tool calls the offline model made in its previous turn. It reads their
+ * data (`request.toolResults`); a result it has no data for (a run resumed after its calls) is quoted.
+ */
+function answerToolResults(request: ChatRequest): string {
+  const { messages } = request
   let start = messages.length
   while (start > 0 && messages[start - 1]?.role === 'tool') start--
   const asked = messages[start - 1]
@@ -98,19 +109,22 @@ function answerToolResults(messages: readonly ChatMessage[]): string {
     const toolCall = asked?.tool_calls?.find((c) => c.id === result.tool_call_id)
     const text = textOf(result)
     const args = argumentsOf(toolCall)
-    if (toolCall?.function.name === 'memory') {
+    const outcome: ToolResult | undefined = request.toolResults?.get(result.tool_call_id ?? '')
+    if (toolCall?.function.name === 'memory' && outcome) {
       const saved = [
         args.content,
         ...((args.operations as { content?: string }[] | undefined) ?? []).map((o) => o.content),
       ]
       const what = saved.filter((s): s is string => typeof s === 'string').join('; ')
       parts.push(
-        isToolErrorText(text) ? `I could not save that: ${text}` : `Saved to memory: ${what}. (${text})`,
+        outcome.ok
+          ? `Saved to memory: ${what}. (${text})`
+          : `I could not save that: ${outcome.error.message}`,
       )
-    } else if (toolCall?.function.name === 'session_search') {
+    } else if (toolCall?.function.name === 'session_search' && outcome?.ok) {
       const query = String(args.query ?? '')
       // Statements only: the questions that led to them match the query just as well.
-      const lines = searchResultMessages(text)
+      const lines = quotedMessages(outcome.data as SessionSearchResult)
         .filter((m) => m.role === 'user' || m.role === 'assistant')
         .map((m) => m.text)
         .filter((line) => line && !QUESTION.test(line) && !PAST_QUESTION.test(line))
@@ -193,7 +207,7 @@ function reply(request: ChatRequest): ChatResult['message'] {
   }
   const last = request.messages.at(-1)
   if (!last) return { role: 'assistant', content: HELP }
-  if (last.role === 'tool') return { role: 'assistant', content: answerToolResults(request.messages) }
+  if (last.role === 'tool') return { role: 'assistant', content: answerToolResults(request) }
   const text = textOf(last)
   if (text.startsWith(NUDGE_MARKER) && hasTool(request, 'memory'))
     return nudgeTurn(request, tagged(text, 'conversation') ?? text)

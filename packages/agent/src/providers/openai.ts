@@ -11,7 +11,7 @@ import { badResponse, type Endpoint } from './errors.ts'
 import { once } from './http.ts'
 import type { ChatRequest, ChatResult, ChatUsage, ModelProvider } from './types.ts'
 
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1'
+const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1'
 
 function usageOf(usage: ChatCompletion['usage'] | null | undefined): ChatUsage {
   const cached = usage?.prompt_tokens_details?.cached_tokens

@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolCall } from '@engram/core'
+import type { ToolResult } from '../tools/tool.ts'
 
 /**
  * A JSON Schema for a tool's arguments, in the subset that both OpenAI function tools (`parameters`) and
@@ -29,6 +30,12 @@ export interface ChatRequest {
   signal?: AbortSignal
   /** Called with each piece of answer text as it streams in; without it the call does not stream. */
   onText?: (delta: string) => void
+  /**
+   * The results of the tool calls answered since the previous model call, by tool call id, with their
+   * data: the tool messages carry only the rendered text. For a model that reads data (the offline one);
+   * the vendor providers send the messages.
+   */
+  toolResults?: ReadonlyMap<string, ToolResult>
 }
 
 /**

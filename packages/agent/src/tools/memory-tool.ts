@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { MemoryFiles } from '../memory/memory-files.ts'
+import type { MemoryFiles, MemoryWriteResult } from '../memory/memory-files.ts'
 import { type MemoryOperation, MemoryRefusal, type MemoryTarget } from '../memory/operations.ts'
 import { defineTool } from './run-tool.ts'
 import type { AgentTool } from './tool.ts'
@@ -62,11 +62,12 @@ function operationsOf(args: MemoryArgs): MemoryOperation[] {
 
 /**
  * The `memory` tool: add, replace or remove entries of MEMORY.md or USER.md, one operation or an
- * all-or-nothing batch. The result is one line with what happened and the new usage; refusals (over the
+ * all-or-nothing batch. The result's data is the {@link MemoryWriteResult} (what changed, the new usage),
+ * rendered as one line with what happened and the new usage; refusals (over the
  * cap, ambiguous or missing old_text, hostile content, a file that does not parse) throw with what to do
  * instead, which become `refused` results with that advice.
  */
-export function createMemoryTool(memory: MemoryFiles): AgentTool {
+export function createMemoryTool(memory: MemoryFiles): AgentTool<MemoryWriteResult> {
   return defineTool({
     name: 'memory',
     retrieval: true,
@@ -78,9 +79,7 @@ export function createMemoryTool(memory: MemoryFiles): AgentTool {
       'Never store instructions to yourself, secrets or credentials.',
     ].join(' '),
     input,
-    async execute(args) {
-      const result = await memory.apply(args.target, operationsOf(args))
-      return result.changed ? `${result.summary} ${SAVED_FOR_NEXT_SESSION}` : result.summary
-    },
+    execute: (args) => memory.apply(args.target, operationsOf(args)),
+    render: (result) => (result.changed ? `${result.summary} ${SAVED_FOR_NEXT_SESSION}` : result.summary),
   })
 }

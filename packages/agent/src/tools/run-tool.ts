@@ -4,37 +4,14 @@ import { z } from 'zod'
 import type { ToolParameters } from '../providers/types.ts'
 import type { AgentTool, ToolContext, ToolDefinition, ToolErrorCode, ToolResult } from './tool.ts'
 
-/** A successful result. */
-export function toolOk(content: string): ToolResult {
-  return { ok: true, content }
-}
-
 /** A failed result; the message is redacted of secrets, since the model and the store both see it. */
-export function toolError(code: ToolErrorCode, message: string): ToolResult {
+export function toolError(code: ToolErrorCode, message: string): ToolResult<never> {
   return { ok: false, error: { code, message: redactSecrets(message) } }
 }
 
 /** The text the model is sent for a result (and the store keeps): the content, or `{"error": "<message>"}`. */
 export function toolResultText(result: ToolResult): string {
   return result.ok ? result.content : JSON.stringify({ error: result.error.message })
-}
-
-/**
- * Whether a tool message's text is an error result as {@link toolResultText} writes it (for a model that
- * reads its own tool results back, like the offline one).
- */
-export function isToolErrorText(text: string): boolean {
-  if (!text.startsWith('{"error":')) return false
-  try {
-    const parsed = JSON.parse(text) as unknown
-    return (
-      typeof parsed === 'object' &&
-      parsed !== null &&
-      typeof (parsed as { error?: unknown }).error === 'string'
-    )
-  } catch {
-    return false
-  }
 }
 
 /** The JSON Schema of a tool's input, as both SDKs take it (no `$schema` key; an object at the top). */
@@ -96,7 +73,7 @@ function describeIssue(issue: Issue, parameters: ToolParameters): string {
 function parseJson(
   name: string,
   rawArgs: unknown,
-): { ok: true; value: unknown } | { ok: false; result: ToolResult } {
+): { ok: true; value: unknown } | { ok: false; result: ToolResult<never> } {
   if (rawArgs === undefined || rawArgs === null || rawArgs === '') return { ok: true, value: {} }
   if (typeof rawArgs !== 'string') return { ok: true, value: rawArgs }
   try {
@@ -113,7 +90,7 @@ function parseJson(
 }
 
 /** The result of anything a tool threw: its own refusal message, or a note that it failed unexpectedly. */
-function thrownResult(name: string, error: unknown): ToolResult {
+function thrownResult(name: string, error: unknown): ToolResult<never> {
   if (error instanceof EngramError) return toolError('refused', `${name}: ${error.message}`)
   const message = error instanceof Error ? error.message : String(error)
   return toolError(
@@ -127,8 +104,10 @@ function thrownResult(name: string, error: unknown): ToolResult {
  * arguments, checks them (the first problem is reported as `arguments.<path> …` with what to send instead)
  * and runs `execute`, turning what it throws into an error result. Cost: one schema conversion, once.
  */
-export function defineTool<Input extends z.ZodObject>(definition: ToolDefinition<Input>): AgentTool {
-  const { name, description, input, retrieval } = definition
+export function defineTool<Input extends z.ZodObject, Data>(
+  definition: ToolDefinition<Input, Data>,
+): AgentTool<Data> {
+  const { name, description, input, retrieval, render } = definition
   const parameters = parametersOf(input)
   return {
     name,
@@ -147,7 +126,8 @@ export function defineTool<Input extends z.ZodObject>(definition: ToolDefinition
         )
       }
       try {
-        return toolOk(await definition.execute(parsed.data, context))
+        const data = await definition.execute(parsed.data, context)
+        return { ok: true, content: render(data), data }
       } catch (error) {
         return thrownResult(name, error)
       }
@@ -159,7 +139,11 @@ export function defineTool<Input extends z.ZodObject>(definition: ToolDefinition
  * Runs one tool call the way the agent loop needs it: never throws, whatever the tool does. Cost: the
  * tool's own.
  */
-export async function runTool(tool: AgentTool, rawArgs: unknown, context: ToolContext): Promise<ToolResult> {
+export async function runTool<Data>(
+  tool: AgentTool<Data>,
+  rawArgs: unknown,
+  context: ToolContext,
+): Promise<ToolResult<Data>> {
   try {
     return await tool.call(rawArgs, context)
   } catch (error) {

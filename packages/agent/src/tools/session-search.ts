@@ -1,13 +1,21 @@
-import { bpeTokenCounter, clipToTokens, type TokenCounter, textOf } from '@engram/compressor'
+import { bpeTokenCounter, clipToTokens, type TokenCounter } from '@engram/compressor'
 import { EngramError, type SearchHit, type Session, type Store, type StoredMessage } from '@engram/core'
 import { z } from 'zod'
 import { defineTool } from './run-tool.ts'
+import { describeSession, flat, messageText, type SessionLine, sessionLine, when } from './session-text.ts'
 import type { AgentTool, ToolContext } from './tool.ts'
 
 /** The part of the store the tool reads. */
 export type SessionSearchStore = Pick<
   Store,
-  'search' | 'listSessions' | 'getSession' | 'getStoredMessages' | 'getLineage' | 'getEpisodes' | 'readAround'
+  | 'search'
+  | 'listSessions'
+  | 'resolveSession'
+  | 'getSession'
+  | 'getStoredMessages'
+  | 'getLineage'
+  | 'getEpisodes'
+  | 'readAround'
 >
 
 export interface SessionSearchOptions {
@@ -23,8 +31,8 @@ const DEFAULT_LIMIT = 5
 const MAX_LIMIT = 10
 const RECENT_SESSIONS = 10
 const MIN_PREFIX = 4
-/** The most sessions one prefix is matched against (the store's largest page). */
-const PREFIX_MATCHES = 1000
+/** Tokens of one message when a session is read. */
+const SESSION_MESSAGE_TOKENS = 300
 /** From the widest window to the narrowest: messages on each side of a hit, tokens per message. */
 const WINDOWS = [
   { radius: 2, clip: 150 },
@@ -35,6 +43,8 @@ const WINDOWS = [
 ]
 
 const WIDEST = Math.max(...WINDOWS.map((w) => w.radius))
+/** Tokens of the one hit left when even it does not fit at the narrowest window. */
+const LAST_RESORT_CLIPS = [20, 10, 5, 1]
 
 const input = z
   .object({
@@ -68,18 +78,33 @@ function quoted(text: string): string {
   return JSON.stringify(text.length > ECHO_CHARS ? `${text.slice(0, ECHO_CHARS)}…` : text)
 }
 
-const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`
-const flat = (text: string) => text.replace(/\s+/g, ' ').trim()
-
-function describeSession(session: Session): string {
-  const title = session.title ? ` · ${JSON.stringify(session.title)}` : ''
-  return `${session.id} · ${when(session.startedAt)} · ${session.source}${title} · ${session.messageCount} messages`
+/** A message quoted in a result, its text on one line and clipped; `hit` marks the one a search found. */
+interface QuotedMessage {
+  id: number
+  role: string
+  text: string
+  hit: boolean
 }
 
-function messageText(message: StoredMessage): string {
-  const calls = (message.tool_calls ?? []).map((call) => `[called ${call.function.name}]`)
-  return flat([textOf(message), ...calls].filter(Boolean).join(' ')) || '(empty)'
-}
+/** One hit of a query: a summary of a compressed part, or a message with the messages around it. */
+type FoundHit = {
+  sessionId: string
+  source: string
+  /** The session's title, clipped. */
+  title: string | null
+  /** Epoch milliseconds. */
+  timestamp: number
+} & ({ kind: 'summary'; summary: string } | { kind: 'message'; messageId: number; messages: QuotedMessage[] })
+
+/**
+ * What `session_search` found, as data (the model reads its rendering): the hits of a query, fitted to the
+ * result's budget; one session's messages (`total` of them in all, the first `messages.length` shown); or
+ * the recent sessions.
+ */
+export type SessionSearchResult =
+  | { kind: 'hits'; query: string; hits: FoundHit[] }
+  | { kind: 'session'; session: SessionLine; messages: QuotedMessage[]; total: number }
+  | { kind: 'recent'; sessions: SessionLine[] }
 
 function memo<T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
   let value = cache.get(key)
@@ -110,10 +135,6 @@ class Visibility {
     return this.chain
   }
 
-  ownedByUser(session: Pick<Session, 'userId'>): boolean {
-    return this.context.userId === undefined || session.userId === this.context.userId
-  }
-
   /** In the current chain: an ancestor, the session itself, or a descendant (whose lineage holds it). */
   inCurrentChain(sessionId: string): Promise<boolean> {
     return memo(this.verdicts, sessionId, async () => {
@@ -126,44 +147,67 @@ class Visibility {
   }
 }
 
-/** Reads each session and its messages at most once per call. */
-class SessionCache {
-  private readonly sessions = new Map<string, Promise<Session | null>>()
-  private readonly messages = new Map<string, Promise<StoredMessage[]>>()
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
-  constructor(private readonly store: SessionSearchStore) {}
+const quotedLine = (m: QuotedMessage) => `${m.hit ? '>' : ' '} ${m.role}: ${m.text}`
 
-  session(id: string): Promise<Session | null> {
-    return memo(this.sessions, id, () => this.store.getSession(id))
-  }
+const sessionMessageLine = (m: QuotedMessage) => `${m.role}: ${m.text}`
 
-  messagesOf(id: string): Promise<StoredMessage[]> {
-    return memo(this.messages, id, () => this.store.getStoredMessages(id))
+function renderHit(hit: FoundHit, index: number): string {
+  const title = hit.title ? ` · ${JSON.stringify(hit.title)}` : ''
+  const header = `[${index + 1}] ${hit.kind} · session ${hit.sessionId} · ${when(hit.timestamp)} · ${hit.source}${title}`
+  const body = hit.kind === 'summary' ? [hit.summary] : hit.messages.map(quotedLine)
+  return [header, ...body].join('\n')
+}
+
+/** The text the model reads for a `session_search` result. Linear in the data. */
+export function renderSessionSearch(result: SessionSearchResult): string {
+  switch (result.kind) {
+    case 'hits':
+      if (result.hits.length === 0)
+        return `No past session matches ${quoted(result.query)}. Try other or fewer words, or call session_search without a query to list recent sessions.`
+      return [
+        `${plural(result.hits.length, 'result')} for ${quoted(result.query)} from past sessions (summaries first; call session_search with a session_id to read one):`,
+        ...result.hits.map(renderHit),
+      ].join('\n\n')
+    case 'session': {
+      const { messages, total } = result
+      const lines = [`Session ${describeSession(result.session)}:`, ...messages.map(sessionMessageLine)]
+      if (total === 0) lines.push('(no messages)')
+      else if (messages.length < total)
+        lines.push(
+          `[… ${total - messages.length} more messages not shown (messages ${messages.length + 1}–${total} of ${total}); search with a query to find a specific part …]`,
+        )
+      return lines.join('\n')
+    }
+    case 'recent':
+      if (result.sessions.length === 0)
+        return 'No past sessions yet (the current conversation is not listed).'
+      return [
+        'Recent sessions, newest first (call session_search with a session_id to read one, or a query to search all):',
+        ...result.sessions.map((s) => `- ${describeSession(s)}`),
+      ].join('\n')
   }
 }
 
+/** A hit with what its widest window holds; `shape` cuts it to a window. */
 interface PreparedHit {
-  header: string
-  /** Rendered lines of the hit at a window size. */
-  body(radius: number, clip: number): string[]
+  shape(radius: number, clip: number): FoundHit
 }
 
 class SessionSearch {
-  private readonly cache: SessionCache
+  private readonly sessions = new Map<string, Promise<Session | null>>()
   private readonly visibility: Visibility
   private readonly counter: TokenCounter
   private readonly maxTokens: number
   private readonly sessionMaxTokens: number
-  private readonly sessionId: string | undefined
 
   constructor(
     private readonly store: SessionSearchStore,
-    context: ToolContext,
+    private readonly context: ToolContext,
     options: SessionSearchOptions,
   ) {
-    this.cache = new SessionCache(store)
     this.visibility = new Visibility(store, context)
-    this.sessionId = context.sessionId
     this.counter = options.tokenCounter ?? bpeTokenCounter
     this.maxTokens = options.maxTokens ?? 1_000
     this.sessionMaxTokens = options.sessionMaxTokens ?? 2_000
@@ -173,149 +217,159 @@ class SessionSearch {
     return clipToTokens(this.counter, text, tokens)
   }
 
-  async query(query: string, limit: number, userId: string | undefined): Promise<string> {
-    const hits = await this.visibleHits(query, limit, userId)
-    if (hits.length === 0) {
-      return `No past session matches ${quoted(query)}. Try other or fewer words, or call session_search without a query to list recent sessions.`
+  private fits(result: SessionSearchResult): boolean {
+    return this.counter.countText(renderSessionSearch(result)) <= this.maxTokens
+  }
+
+  async query(query: string, limit: number): Promise<SessionSearchResult> {
+    const found = await this.visibleHits(query, limit)
+    const prepared = await Promise.all(found.map((hit) => this.prepare(hit)))
+    const shaped = (count: number, radius: number, clip: number): SessionSearchResult => ({
+      kind: 'hits',
+      query,
+      hits: prepared.slice(0, count).map((hit) => hit.shape(radius, clip)),
+    })
+    for (const { radius, clip } of WINDOWS) {
+      const result = shaped(prepared.length, radius, clip)
+      if (this.fits(result)) return result
     }
-    const prepared = await Promise.all(hits.map((hit, i) => this.prepare(hit, i + 1)))
-    const render = (shown: PreparedHit[], { radius, clip }: (typeof WINDOWS)[number]) =>
-      [
-        `${shown.length} result${shown.length === 1 ? '' : 's'} for ${quoted(query)} from past sessions (summaries first; call session_search with a session_id to read one):`,
-        ...shown.map((hit) => [hit.header, ...hit.body(radius, clip)].join('\n')),
-      ].join('\n\n')
-    const fits = (text: string) => this.counter.countText(text) <= this.maxTokens
-    for (const window of WINDOWS) {
-      const text = render(prepared, window)
-      if (fits(text)) return text
-    }
-    // Even the narrowest windows are too long: drop hits from the least relevant end.
+    // Even the narrowest windows are too long: drop hits from the least relevant end, then clip the last.
     const narrowest = WINDOWS[WINDOWS.length - 1] as (typeof WINDOWS)[number]
     for (let count = prepared.length - 1; count > 1; count--) {
-      const text = render(prepared.slice(0, count), narrowest)
-      if (fits(text)) return text
+      const result = shaped(count, narrowest.radius, narrowest.clip)
+      if (this.fits(result)) return result
     }
-    return this.clip(render(prepared.slice(0, 1), narrowest), this.maxTokens)
+    let last = shaped(1, 0, narrowest.clip)
+    for (const clip of LAST_RESORT_CLIPS) {
+      if (this.fits(last)) break
+      last = shaped(1, 0, clip)
+    }
+    return last
   }
 
   /** Hits outside the current chain (left out by the store) and inside the user's scope, episodes first. */
-  private async visibleHits(query: string, limit: number, userId: string | undefined): Promise<SearchHit[]> {
+  private async visibleHits(query: string, limit: number): Promise<SearchHit[]> {
+    const { sessionId, userId } = this.context
     const hits = await this.store.search(query, {
       limit,
-      ...(this.sessionId === undefined ? {} : { excludeLineageOf: this.sessionId }),
+      ...(sessionId === undefined ? {} : { excludeLineageOf: sessionId }),
       ...(userId === undefined ? {} : { userId }),
     })
     return hits.sort((a, b) => Number(a.kind === 'message') - Number(b.kind === 'message'))
   }
 
-  private async prepare(hit: SearchHit, n: number): Promise<PreparedHit> {
-    const session = await this.cache.session(hit.sessionId)
-    const title = session?.title ? ` · ${JSON.stringify(session.title)}` : ''
-    const where = `session ${hit.sessionId} · ${when(hit.timestamp)} · ${hit.source}${title}`
+  private session(id: string): Promise<Session | null> {
+    return memo(this.sessions, id, () => this.store.getSession(id))
+  }
+
+  private async prepare(hit: SearchHit): Promise<PreparedHit> {
+    const session = await this.session(hit.sessionId)
+    const place = {
+      sessionId: hit.sessionId,
+      source: hit.source,
+      title: session ? sessionLine(session, this.counter).title : null,
+      timestamp: hit.timestamp,
+    }
     if (hit.kind === 'episode') {
       const episodes = await this.store.getEpisodes(hit.sessionId)
-      const summary = episodes.find((e) => e.id === hit.episodeId)?.summary ?? hit.snippet
+      const summary = flat(episodes.find((e) => e.id === hit.episodeId)?.summary ?? hit.snippet)
       return {
-        header: `[${n}] summary · ${where}`,
-        body: (radius, clip) => [this.clip(flat(summary), clip * (radius + 1))],
+        shape: (radius, clip) => ({
+          ...place,
+          kind: 'summary',
+          summary: this.clip(summary, clip * (radius + 1)),
+        }),
       }
     }
     // the widest window's messages, read by id: bounded, whatever the session's length
-    const messages = await this.store.readAround(hit.messageId, { before: WIDEST, after: WIDEST })
-    const at = messages.findIndex((m) => m.id === hit.messageId)
+    const around = await this.store.readAround(hit.messageId, { before: WIDEST, after: WIDEST })
+    const at = around.findIndex((m) => m.id === hit.messageId)
+    const snippet = flat(hit.snippet)
     return {
-      header: `[${n}] message · ${where}`,
-      body: (radius, clip) => {
-        if (at === -1) return [`> ${hit.role}: ${this.clip(flat(hit.snippet), clip)}`]
-        return messages
-          .slice(Math.max(0, at - radius), at + radius + 1)
-          .map((m) =>
-            m.id === hit.messageId
-              ? `> ${m.role}: ${this.hitText(m, hit, clip)}`
-              : `  ${m.role}: ${this.clip(messageText(m), clip)}`,
-          )
-      },
+      shape: (radius, clip) => ({
+        ...place,
+        kind: 'message',
+        messageId: hit.messageId,
+        messages:
+          at === -1
+            ? [{ id: hit.messageId, role: hit.role, text: this.clip(snippet, clip), hit: true }]
+            : around.slice(Math.max(0, at - radius), at + radius + 1).map((m) => {
+                const isHit = m.id === hit.messageId
+                const text = isHit ? this.hitText(m, snippet, clip) : this.clip(messageText(m), clip)
+                return { id: m.id, role: m.role, text, hit: isHit }
+              }),
+      }),
     }
   }
 
   /** The hit message whole when it fits, else the search snippet around the match. */
-  private hitText(message: StoredMessage, hit: SearchHit, clip: number): string {
+  private hitText(message: StoredMessage, snippet: string, clip: number): string {
     const text = messageText(message)
-    return this.counter.countText(text) <= clip ? text : this.clip(flat(hit.snippet), clip)
+    return this.counter.countText(text) <= clip ? text : this.clip(snippet, clip)
   }
 
-  async session(idOrPrefix: string, userId: string | undefined): Promise<string> {
-    const session = await this.resolve(idOrPrefix.trim(), userId)
+  async read(reference: string): Promise<SessionSearchResult> {
+    const session = await this.resolve(reference)
     if (await this.visibility.inCurrentChain(session.id)) {
       throw new EngramError(
         'INVALID_ARGUMENT',
         `Session ${session.id} is the current conversation (or part of its compression chain); its content is already in your context. Search for other sessions instead.`,
       )
     }
-    const messages = await this.cache.messagesOf(session.id)
-    const lines = [`Session ${describeSession(session)}:`]
-    let used = this.counter.countText(lines[0] as string)
-    for (const [i, message] of messages.entries()) {
-      const line = `${message.role}: ${this.clip(messageText(message), 300)}`
-      const cost = this.counter.countText(line) + 1
-      if (used + cost > this.sessionMaxTokens - 30) {
-        lines.push(
-          `[… ${messages.length - i} more messages not shown (messages ${i + 1}–${messages.length} of ${messages.length}); search with a query to find a specific part …]`,
-        )
-        break
+    const stored = await this.store.getStoredMessages(session.id)
+    const result = {
+      kind: 'session' as const,
+      session: sessionLine(session, this.counter),
+      messages: [] as QuotedMessage[],
+      total: stored.length,
+    }
+    // The marker line costs at most ~30 tokens; it is kept inside the budget.
+    let used = this.counter.countText(renderSessionSearch(result))
+    for (const message of stored) {
+      const quotedMessage = {
+        id: message.id,
+        role: message.role,
+        text: this.clip(messageText(message), SESSION_MESSAGE_TOKENS),
+        hit: false,
       }
-      lines.push(line)
+      const cost = this.counter.countText(sessionMessageLine(quotedMessage)) + 1
+      if (used + cost > this.sessionMaxTokens - 30) break
+      result.messages.push(quotedMessage)
       used += cost
     }
-    if (messages.length === 0) lines.push('(no messages)')
-    return lines.join('\n')
+    return result
   }
 
-  private async resolve(idOrPrefix: string, userId: string | undefined): Promise<Session> {
-    const exact = await this.cache.session(idOrPrefix)
-    if (exact && this.visibility.ownedByUser(exact)) return exact
-    if (idOrPrefix.length < MIN_PREFIX) {
-      throw new EngramError(
-        'INVALID_ARGUMENT',
-        `session_id ${quoted(idOrPrefix)} is too short: give the full id or a prefix of at least ${MIN_PREFIX} characters.`,
-      )
-    }
-    const found = await this.store.listSessions({
-      idPrefix: idOrPrefix,
-      limit: PREFIX_MATCHES,
-      ...(userId === undefined ? {} : { userId }),
-    })
-    if (found.length === 1) return found[0] as Session
-    if (found.length === 0) {
+  /** The session a full id or a unique prefix names, among the user's sessions (the store resolves it). */
+  private async resolve(reference: string): Promise<Session> {
+    const { userId } = this.context
+    try {
+      return await this.store.resolveSession(reference, {
+        minPrefix: MIN_PREFIX,
+        ...(userId === undefined ? {} : { userId }),
+      })
+    } catch (error) {
+      if (!(error instanceof EngramError && error.code === 'SESSION_NOT_FOUND')) throw error
       throw new EngramError(
         'SESSION_NOT_FOUND',
-        `No session with id or prefix ${quoted(idOrPrefix)}. Call session_search without arguments to list recent sessions and copy an id.`,
+        `No session with id or prefix ${quoted(reference)}. Call session_search without arguments to list recent sessions and copy an id.`,
+        { cause: error },
       )
     }
-    throw new EngramError(
-      'INVALID_ARGUMENT',
-      `${quoted(idOrPrefix)} is the prefix of ${found.length} sessions; give more characters:\n${found
-        .slice(0, 10)
-        .map((s) => `  - ${describeSession(s)}`)
-        .join('\n')}`,
-    )
   }
 
-  async recent(userId: string | undefined): Promise<string> {
+  async recent(): Promise<SessionSearchResult> {
+    const { userId } = this.context
     const sessions = await this.store.listSessions({
       limit: RECENT_SESSIONS * 3,
       ...(userId === undefined ? {} : { userId }),
     })
-    const shown: Session[] = []
+    const shown: SessionLine[] = []
     for (const session of sessions) {
       if (shown.length < RECENT_SESSIONS && !(await this.visibility.inCurrentChain(session.id)))
-        shown.push(session)
+        shown.push(sessionLine(session, this.counter))
     }
-    if (shown.length === 0) return 'No past sessions yet (the current conversation is not listed).'
-    return [
-      'Recent sessions, newest first (call session_search with a session_id to read one, or a query to search all):',
-      ...shown.map((s) => `- ${describeSession(s)}`),
-    ].join('\n')
+    return { kind: 'recent', sessions: shown }
   }
 }
 
@@ -331,7 +385,7 @@ class SessionSearch {
 export function createSessionSearchTool(
   store: SessionSearchStore,
   options: SessionSearchOptions = {},
-): AgentTool {
+): AgentTool<SessionSearchResult> {
   return defineTool({
     name: 'session_search',
     retrieval: true,
@@ -348,25 +402,10 @@ export function createSessionSearchTool(
       if (query && sessionId) {
         throw new EngramError('INVALID_ARGUMENT', 'Give either query or session_id, not both.')
       }
-      if (sessionId) return search.session(sessionId, context.userId)
-      if (query) return search.query(query, args.limit ?? DEFAULT_LIMIT, context.userId)
-      return search.recent(context.userId)
+      if (sessionId) return search.read(sessionId)
+      if (query) return search.query(query, args.limit ?? DEFAULT_LIMIT)
+      return search.recent()
     },
+    render: renderSessionSearch,
   })
-}
-
-/** A message line of a query result: `> role: text` for the hit, `  role: text` for those around it. */
-const MESSAGE_LINE = /^(>| ) (system|user|assistant|tool): (.*)$/
-
-/**
- * The messages quoted in a `session_search` query result, for a model that reads its tool results back
- * (the offline one). Linear in the text.
- */
-export function searchResultMessages(result: string): { role: string; text: string; hit: boolean }[] {
-  const messages: { role: string; text: string; hit: boolean }[] = []
-  for (const line of result.split('\n')) {
-    const match = MESSAGE_LINE.exec(line)
-    if (match) messages.push({ role: match[2] as string, text: match[3] as string, hit: match[1] === '>' })
-  }
-  return messages
 }

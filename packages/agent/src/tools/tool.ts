@@ -21,11 +21,13 @@ export interface ToolContext {
 export type ToolErrorCode = 'invalid_arguments' | 'unknown_tool' | 'unavailable' | 'refused' | 'failed'
 
 /**
- * The outcome of one tool call. `content` is what the model reads; an error's `message` says what to do
- * differently, with secrets redacted. {@link toolResultText} is the text the model is sent either way.
+ * The outcome of one tool call. `data` is what the tool found or did, for programs (MCP's
+ * `structuredContent`, the offline model); `content` is its rendering, the text the model reads. An
+ * error's `message` says what to do differently, with secrets redacted. {@link toolResultText} is the
+ * text the model is sent either way.
  */
-export type ToolResult =
-  | { ok: true; content: string }
+export type ToolResult<Data = unknown> =
+  | { ok: true; content: string; data: Data }
   | { ok: false; error: { code: ToolErrorCode; message: string } }
 
 /** What the model is shown of a tool: its name, description and parameters, without the code behind it. */
@@ -40,8 +42,8 @@ export const specOf = ({ name, description, parameters }: ToolSpec): ToolSpec =>
  * and runs the tool; it should not throw (`runTool` turns a throw into a `failed` result anyway). Build
  * one with {@link defineTool}.
  */
-export interface AgentTool extends ToolSpec {
-  call(rawArgs: unknown, context: ToolContext): Promise<ToolResult>
+export interface AgentTool<Data = unknown> extends ToolSpec {
+  call(rawArgs: unknown, context: ToolContext): Promise<ToolResult<Data>>
   /**
    * True for a tool that reads or keeps the agent's memory (`session_search`, `memory`): its calls and
    * results are stored as retrieval traffic (MessageInput.retrieval), left out of search by default, so
@@ -52,15 +54,17 @@ export interface AgentTool extends ToolSpec {
 
 /**
  * A tool's definition: the arguments as a zod object schema (the single source of both the JSON Schema the
- * model is shown and the check of what it sends), and `execute`, which gets the parsed arguments and
- * returns the text the model sees. `execute` may throw; an {@link EngramError} becomes a `refused` result
- * with its message, anything else a `failed` one.
+ * model is shown and the check of what it sends), `execute`, which gets the parsed arguments and returns
+ * the result as data, and `render`, which turns that data into the text the model sees. `execute` may
+ * throw; an {@link EngramError} becomes a `refused` result with its message, anything else a `failed` one.
  */
-export interface ToolDefinition<Input extends z.ZodObject> {
+export interface ToolDefinition<Input extends z.ZodObject, Data> {
   name: string
   description: string
   input: Input
-  execute(args: z.output<Input>, context: ToolContext): Promise<string>
+  execute(args: z.output<Input>, context: ToolContext): Promise<Data>
+  /** The text the model reads for a result; a pure function of the data. */
+  render(data: Data): string
   /** See AgentTool.retrieval. */
   retrieval?: boolean
 }

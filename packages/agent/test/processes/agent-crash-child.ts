@@ -34,6 +34,7 @@ const agent = createAgent({
         process.stdout.write(`TOOL_STARTED ${context.sessionId}\n`)
         return new Promise(() => {})
       },
+      render: String,
     }),
   ],
 })

@@ -1,17 +1,25 @@
-import { createSessionSearchTool } from '@engram/agent'
+import {
+  createSessionSearchTool,
+  describeSession,
+  messageText,
+  type SessionLine,
+  type SessionSearchResult,
+  sessionLine,
+} from '@engram/agent'
 import { EngramError, type Session, type StoredMessage } from '@engram/core'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { BUDGETS } from '../budget.ts'
-import type { ToolDeps } from '../deps.ts'
-import { scopeKey } from '../scope.ts'
-import { describeSession, messageText, resolveSession, sessionSummary } from '../session-text.ts'
+import type { McpStore, ToolDeps } from '../deps.ts'
+import { describeScope, type Scope, scopeKey } from '../scope.ts'
+import { sessionSummary } from '../session-text.ts'
 import { guarded, runAgentTool } from '../tool-result.ts'
 import { READ_ONLY, scopeShape } from './shared.ts'
 
 const SEARCH_LIMIT = 10
 const READ_RADIUS = 20
 const LIST_LIMIT = 20
+const MIN_PREFIX = 4
 
 const sessionShape = z.object({
   id: z.string(),
@@ -20,6 +28,63 @@ const sessionShape = z.object({
   startedAt: z.string(),
   messageCount: z.number(),
 })
+
+/** A message a session_search result quotes; `hit` marks the one the search found. */
+const quotedShape = z.object({
+  id: z.number(),
+  role: z.string(),
+  text: z.string(),
+  hit: z.boolean(),
+})
+
+/** One hit: a summary (`summary`) or a message with the messages around it (`messageId`, `messages`). */
+const hitShape = z.object({
+  kind: z.enum(['summary', 'message']),
+  sessionId: z.string(),
+  source: z.string(),
+  title: z.string().nullable(),
+  timestamp: z.number(),
+  summary: z.string().optional(),
+  messageId: z.number().optional(),
+  messages: z.array(quotedShape).optional(),
+})
+
+/**
+ * session_search's data as fields: `hits` for a query; `session`, `messages` and `total` (the session's
+ * message count; fewer are shown when it is long) for a session_id; `sessions` for neither.
+ */
+function searchData(result: SessionSearchResult) {
+  switch (result.kind) {
+    case 'hits':
+      return { kind: result.kind, hits: result.hits }
+    case 'session':
+      return {
+        kind: result.kind,
+        session: sessionSummary(result.session),
+        messages: result.messages,
+        total: result.total,
+      }
+    case 'recent':
+      return { kind: result.kind, sessions: result.sessions.map(sessionSummary) }
+  }
+}
+
+/**
+ * The session a full id or a unique prefix names, inside the scope only: a session of another user or
+ * project is reported as not found, exactly like one that does not exist, so ids cannot be probed.
+ */
+async function resolveInScope(store: McpStore, scope: Scope, reference: string): Promise<Session> {
+  try {
+    return await store.resolveSession(reference, { userId: scopeKey(scope), minPrefix: MIN_PREFIX })
+  } catch (error) {
+    if (!(error instanceof EngramError && error.code === 'SESSION_NOT_FOUND')) throw error
+    throw new EngramError(
+      'SESSION_NOT_FOUND',
+      `No session with id or prefix ${JSON.stringify(reference)} in the scope of this server (${describeScope(scope)}). Call sessions_list or session_search and copy an id (at least ${MIN_PREFIX} characters).`,
+      { cause: error },
+    )
+  }
+}
 
 export function registerSessionTools(server: McpServer, deps: ToolDeps): void {
   const { store, scope, budget } = deps
@@ -56,18 +121,23 @@ export function registerSessionTools(server: McpServer, deps: ToolDeps): void {
         ...scopeShape,
         query: z.string().nullable(),
         tokens: z.number(),
-        text: z.string(),
+        kind: z.enum(['hits', 'session', 'recent']),
+        hits: z.array(hitShape).optional(),
+        session: sessionShape.optional(),
+        messages: z.array(quotedShape).optional(),
+        total: z.number().optional(),
+        sessions: z.array(sessionShape).optional(),
       }),
       annotations: READ_ONLY,
     },
     ({ query, session_id, limit }) =>
       guarded('session_search', scope, async () => {
-        const text = await runAgentTool(
+        const { text, data } = await runAgentTool(
           search,
           { ...(query ? { query, limit } : {}), ...(session_id ? { session_id } : {}) },
           { userId: scopeKey(scope) },
         )
-        return { text, data: { query: query ?? null, tokens: budget.count(text), text } }
+        return { text, data: { query: query ?? null, tokens: budget.count(text), ...searchData(data) } }
       }),
   )
 
@@ -106,10 +176,10 @@ export function registerSessionTools(server: McpServer, deps: ToolDeps): void {
     },
     (args) =>
       guarded('session_read', scope, async () => {
-        const session = await resolveSession(store, scope, args.session_id)
+        const session = sessionLine(await resolveInScope(store, scope, args.session_id), budget.counter)
         const messages = await store.getStoredMessages(session.id)
         const { start, end } = window(messages, args)
-        const header = `Session ${describeSession(session, budget)}:`
+        const header = `Session ${describeSession(session)}:`
         const lines = [header]
         const shown: { id: number; index: number; role: string; timestamp: number; text: string }[] = []
         let used = budget.count(header)
@@ -172,11 +242,11 @@ export function registerSessionTools(server: McpServer, deps: ToolDeps): void {
               : 'No more sessions.'
             : 'Sessions, newest first (read one with session_read):'
         const lines = [header]
-        const shown: Session[] = []
+        const shown: SessionLine[] = []
         // The paging line costs at most ~20 tokens; it is kept inside the page's budget.
         let used = budget.count(header) + 20
-        for (const session of sessions) {
-          const line = `- ${describeSession(session, budget)}`
+        for (const session of sessions.map((s) => sessionLine(s, budget.counter))) {
+          const line = `- ${describeSession(session)}`
           used += budget.count(line) + 1
           if (used > BUDGETS.list) break
           lines.push(line)
