@@ -16,6 +16,7 @@ import { UsageError } from '../errors.ts'
 import { defaultDatabase, unownedHint } from '../identity.ts'
 import { cliCommand } from '../invocation.ts'
 import type { Io } from '../output.ts'
+import { type HttpOptions, registerTokens, serveHttp, withHttpOptions } from './mcp-http.ts'
 
 interface McpOptions {
   user?: string
@@ -61,15 +62,20 @@ function serverSettings(options: McpOptions, io: Io, config: EngramConfig, user:
 
 /** `engram mcp`: the MCP server over stdio; `engram mcp install <client>`: its config snippet. */
 export function registerMcp(program: Command, io: Io): void {
-  const mcp = withServerOptions(
-    program
-      .command('mcp')
-      .description('serve the memory to an MCP client over stdio (stdout carries only protocol messages)'),
+  const mcp = withHttpOptions(
+    withServerOptions(
+      program
+        .command('mcp')
+        .description(
+          'serve the memory to an MCP client over stdio (stdout carries only protocol messages), or over HTTP with --http',
+        ),
+    ),
   )
     .option('--source <name>', 'the source recorded on logged sessions', 'mcp')
     .action(async (_options, command: Command) => {
-      const ctx = createContext<McpOptions>(command, io)
+      const ctx = createContext<McpOptions & HttpOptions>(command, io)
       const { options } = ctx
+      if (options.http) return serveHttp(ctx)
       const config = ctx.config()
       const { settings } = serverSettings(options, io, config, ctx.user)
       await runStdio({
@@ -87,6 +93,8 @@ export function registerMcp(program: Command, io: Io): void {
         stderr: io.stderr,
       })
     })
+
+  registerTokens(mcp, io)
 
   withServerOptions(
     mcp
