@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pgliteDriver } from '../src/drivers/pglite.ts'
 import {
   adoptSessions,
   countUnownedSessions,
@@ -15,7 +16,6 @@ import {
   type Store,
   verifyAccessToken,
 } from '../src/index.ts'
-import { pgliteDriver } from '../src/drivers/pglite.ts'
 
 let pglite: PGlite
 beforeAll(async () => {
