@@ -29,6 +29,7 @@ export function startHttpServer(args: string[], env: Record<string, string>): Pr
   return new Promise((resolve, reject) => {
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk
+      if (process.env.ENGRAM_TEST_SERVER_LOG) process.stderr.write(chunk)
       const url = /serving over HTTP at (\S+) /.exec(stderr)?.[1]
       if (url) resolve({ url, child, stderr: () => stderr, exited })
     })
