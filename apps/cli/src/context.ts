@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { type EngramConfig, loadConfig } from '@engram/agent'
 import { EngramError, openStore, type Store } from '@engram/core'
 import type { Command } from 'commander'
+import { currentUser, defaultDatabase, legacyDatabaseHint } from './identity.ts'
 import { createOutput, type Io, type Output } from './output.ts'
 
 /** The options every command accepts (`--db`, `--config`, `--json`). */
@@ -19,6 +20,8 @@ export interface Context<O = Record<string, unknown>> {
   out: Output
   /** The effective configuration, `--db` applied; loaded on first use. */
   config(): EngramConfig
+  /** Whose sessions and memory these are (`ENGRAM_USER`, the config's `user`, the OS account name). */
+  user(): string
   /**
    * Opens the configured store, runs `use` and closes it, whatever happens. `create: false` (the read-only
    * commands) refuses a local database file that does not exist instead of creating it.
@@ -62,9 +65,18 @@ export function createContext<O>(command: Command, io: Io): Context<O> {
     out: createOutput(io, Boolean(options.json)),
     config() {
       if (config) return config
-      config = loadConfig({ file: options.config, env: io.env, cwd: io.cwd, overrides: overridesOf(options) })
+      config = loadConfig({
+        file: options.config,
+        env: io.env,
+        cwd: io.cwd,
+        overrides: overridesOf(options),
+        defaultDatabase: defaultDatabase(io.env),
+      })
+      const legacy = legacyDatabaseHint(config.storage.url, io.env, io.cwd)
+      if (legacy) io.stderr.write(`engram: ${legacy}\n`)
       return config
     },
+    user: () => currentUser(io.env, ctx.config()),
     async withStore(use, { create = true } = {}) {
       const { storage } = ctx.config()
       if (!create) requireDatabase(storage.url, io.cwd)

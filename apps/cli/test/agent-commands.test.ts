@@ -3,7 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { engram, engramJson, type Json, tempDir, withStore } from './helpers.ts'
+import { dataFolder, engram, engramJson, type Json, tempDir, withStore } from './helpers.ts'
 
 describe('engram chat with piped input', () => {
   it('answers each line with the offline model, runs the slash commands and keeps everything', async () => {
@@ -41,7 +41,7 @@ describe('engram chat with piped input', () => {
     expect(stdout).toMatch(/New session [0-9a-f]{8}\./)
     expect(stdout).toContain('engram › From memory: the staging database listens on port 5433')
     expect(stderr).toMatch(/Saved in session [0-9a-f]{8}\./)
-    await withStore(join(cwd, 'data', 'engram.db'), async (store) => {
+    await withStore(join(dataFolder(cwd), 'engram.db'), async (store) => {
       const sessions = await store.listSessions()
       expect(sessions).toHaveLength(2)
       expect(sessions[1]?.endReason).toBe('new_session')
@@ -130,7 +130,7 @@ describe('engram memory', () => {
       expect.objectContaining({ target: 'memory', entries: ['CI runs on Buildkite'], limit: 2200 }),
       expect.objectContaining({ target: 'user', entries: ['User writes Go at work'], limit: 1375 }),
     ])
-    expect(readFileSync(join(cwd, 'data', 'MEMORY.md'), 'utf8')).toContain('CI runs on Buildkite')
+    expect(readFileSync(join(dataFolder(cwd), 'MEMORY.md'), 'utf8')).toContain('CI runs on Buildkite')
     await engramJson(['memory', 'remove', 'Buildkite', '--target', 'memory'], { cwd })
     const human = await engram(['memory', 'show', '--target', 'memory'], { cwd })
     expect(human.stdout).toBe('MEMORY.md (agent notes) [0% — 0/2,200 chars]\n  (empty)\n\n')

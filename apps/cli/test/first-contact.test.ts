@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { engram, engramJson, type Json, tempDir, withStore } from './helpers.ts'
+import { dataFolder, engram, engramJson, type Json, tempDir, withStore } from './helpers.ts'
 
 describe('read-only commands on a path that does not exist', () => {
   it.each([['sessions'], ['show', 'latest'], ['search', 'deploy'], ['usage'], ['export', 'latest']])(
@@ -118,7 +118,7 @@ describe('the demo and chat a new user meets', () => {
       cwd: dir,
     })
     expect(other.files.flatMap((f) => f.entries)).toEqual([])
-    expect(existsSync(join(dir, 'data'))).toBe(false)
+    expect(existsSync(dataFolder(dir))).toBe(false)
   })
 
   it('chat --json is refused; a chat ends its session with the reason, and the hint keeps --db and --source', async () => {
@@ -195,11 +195,11 @@ describe('memory messages are written for a person', () => {
     expect(miss.stderr).toBe(
       'engram: No entry in MEMORY.md contains "GitHub". See the entries with `engram memory show --target memory` and give part of one as it is written.\n',
     )
-    writeFileSync(join(dir, 'data', 'MEMORY.md'), '<<<<<<< HEAD\nCI runs on Buildkite\n')
+    writeFileSync(join(dataFolder(dir), 'MEMORY.md'), '<<<<<<< HEAD\nCI runs on Buildkite\n')
     const show = await engram(['memory', 'show'], { cwd: dir })
     expect(show.code).toBe(1)
     expect(show.stderr).toContain(
-      `engram: ${join(dir, 'data', 'MEMORY.md')} does not parse, so it was read as nothing`,
+      `engram: ${join(dataFolder(dir), 'MEMORY.md')} does not parse, so it was read as nothing`,
     )
     expect(show.stderr).not.toMatch(/Nothing was written|retry|Ask the user/)
   })

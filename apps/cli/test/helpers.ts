@@ -29,14 +29,20 @@ export interface RunResult {
 
 /**
  * The environment the CLI runs with in tests: no API keys, no colours forced, no database override, and
- * for the binary the built dist/ (see builtBinary).
+ * for the binary the built dist/ (see builtBinary). The user's data folder (the default database and
+ * memory files) is `<cwd>/engram` unless the test names a HOME or XDG_DATA_HOME: a test never reads or
+ * writes the real one, and each test's folder holds its own.
  */
-export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+export function cleanEnv(extra: Record<string, string> = {}, cwd?: string): Record<string, string> {
   const env: Record<string, string> = {}
   for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG'])
     if (process.env[key]) env[key] = process.env[key] as string
+  if (!extra.HOME && !extra.XDG_DATA_HOME) env.XDG_DATA_HOME = cwd ?? join(tmpdir(), 'engram-cli-tests')
   return { ...env, ...extra }
 }
+
+/** Where the CLI keeps its default database and memory files when run in `cwd` by these helpers. */
+export const dataFolder = (cwd: string) => join(cwd, 'engram')
 
 /** A stream that keeps what is written to it, as the CLI's stdout or stderr in a test. */
 class Capture extends Writable {
@@ -69,7 +75,7 @@ export async function engram(
     stdout,
     stderr,
     stdin,
-    env: cleanEnv(options.env),
+    env: cleanEnv(options.env, options.cwd),
     cwd: options.cwd ?? process.cwd(),
   })
   return { code, stdout: stdout.text, stderr: stderr.text }
@@ -118,7 +124,7 @@ export function engramBin(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
       cwd: options.cwd,
-      env: cleanEnv(options.env),
+      env: cleanEnv(options.env, options.cwd),
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     let stdout = ''
@@ -229,7 +235,7 @@ export function engramPty(
   const command = [process.execPath, BIN, ...args].map(shellQuote).join(' ')
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     cwd: options.cwd,
-    env: cleanEnv({ TERM: 'xterm-256color', COLUMNS: '120', LINES: '40', ...options.env }),
+    env: cleanEnv({ TERM: 'xterm-256color', COLUMNS: '120', LINES: '40', ...options.env }, options.cwd),
     stdio: ['pipe', 'pipe', 'pipe'],
   })
   let stdout = ''

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import { builtBinary, engramBin, tempDir, withStore } from './helpers.ts'
+import { builtBinary, dataFolder, engramBin, tempDir, withStore } from './helpers.ts'
 
 // Every case starts the built binary; the machine may be busy.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 300_000 })
@@ -16,7 +16,7 @@ const HEAVY = ['openai', '@anthropic-ai/sdk', 'gpt-tokenizer', 'undici']
 async function loadedBy(args: string[], env: Record<string, string> = {}, input = '') {
   const cwd = tempDir()
   // A database to read (the read-only commands create none).
-  await withStore(join(cwd, 'data', 'engram.db'), async () => undefined)
+  await withStore(join(dataFolder(cwd), 'engram.db'), async () => undefined)
   const file = join(cwd, 'packages.txt')
   const result = await engramBin(args, {
     cwd,

@@ -1,6 +1,7 @@
 // The Engram MCP server: the store and memory files for any MCP client, scoped to one user.
 export { BUDGETS } from './budget.ts'
 export type { McpStore } from './deps.ts'
+export { DEFAULT_RATE_LIMIT, MAX_REQUEST_BYTES, MCP_PATH, type RunHttpOptions, runHttp } from './http.ts'
 export { CLIENTS, type ClientName, type InstallOptions, installSnippet, mergeInto } from './install.ts'
 export { MEMORY_URI } from './resources.ts'
 export { parseScope, type Scope, type ScopeReport, scopeKey } from './scope.ts'

@@ -46,6 +46,9 @@ export function createEngramMcp(options: EngramMcpOptions): EngramMcp {
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Engram memory' },
     {
+      // The SDK answers logging/setLevel and keeps each session's level; the server logs nothing to
+      // clients yet, so any level is honoured by sending nothing below it.
+      capabilities: { logging: {} },
       instructions:
         'Engram is your durable memory: search past sessions with session_search (then session_read), keep durable facts with the memory tool. Every result names the scope (user, project) it covers.',
     },

@@ -1,6 +1,6 @@
 import { MemoryFiles, type MemoryFilesConfig } from '@engram/agent'
 import { redactSecrets } from '@engram/compressor'
-import { openStore, type StoreOptions } from '@engram/core'
+import { openStore, type Store, type StoreOptions } from '@engram/core'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Scope } from './scope.ts'
 import { describeScope } from './scope.ts'
@@ -22,6 +22,8 @@ export interface RunStdioOptions {
   readOnly?: boolean
   sessionLog?: boolean
   source?: string
+  /** A line for stderr once the store is open (the CLI names sessions the scope does not see), or null. */
+  hint?: (store: Store) => Promise<string | null>
   stdin?: NodeJS.ReadableStream
   stdout?: NodeJS.WritableStream
   /** Where diagnostics go (default process.stderr): stdout carries only protocol messages. */
@@ -69,11 +71,14 @@ export async function runStdio(options: RunStdioOptions): Promise<void> {
   mcp.server.server.onerror = (error) =>
     log(`engram mcp: ${redactSecrets(error.message.slice(0, 300))} (the server goes on serving)`)
   try {
+    const hint = await options.hint?.(store).catch(() => null)
+    if (hint) log(`engram mcp: ${hint}`)
     await mcp.server.connect(transport)
     await mcp.watch()
     log(
       `engram mcp: serving ${describeScope(options.scope)}${options.readOnly ? ' (read-only)' : ''}${options.sessionLog && !options.readOnly ? ', session_log on' : ''}`,
     )
+
     await closed
   } finally {
     await mcp.close().catch(() => undefined)

@@ -21,7 +21,7 @@ import {
 } from '../output.ts'
 import { waiting } from '../progress.ts'
 import { openRuntime, type Runtime } from '../runtime.ts'
-import { findSession } from '../sessions.ts'
+import { findOwnSession } from '../sessions.ts'
 import { printMemoryFiles, readMemoryFiles } from './memory.ts'
 import { printUsage, summarizeUsage } from './usage.ts'
 
@@ -96,7 +96,7 @@ async function slash(
   line: string,
   runtime: Runtime,
   out: Output,
-  source: string,
+  scope: { source: string; user: string; command: string },
 ): Promise<'exit' | undefined> {
   const [command = '', ...rest] = line.slice(1).split(/\s+/)
   const arg = rest.join(' ').trim()
@@ -114,9 +114,7 @@ async function slash(
       return
     }
     case 'resume': {
-      const session = await agent.resume(
-        (await findSession(store, arg || 'latest', arg ? {} : { source })).id,
-      )
+      const session = await agent.resume((await findOwnSession(store, arg || 'latest', scope)).id)
       out.line(out.color.dim(`Resumed session ${shortId(session.id)} (${session.messageCount} messages).`))
       return
     }
@@ -125,7 +123,7 @@ async function slash(
         out.line('Usage: /search <query>')
         return
       }
-      const hits = await store.search(arg, { limit: 5 })
+      const hits = await store.search(arg, { limit: 5, userId: scope.user })
       if (hits.length === 0) out.line(`Nothing found for ${JSON.stringify(arg)}.`)
       const short = shortIds(hits.map((hit) => hit.sessionId))
       for (const hit of hits) {
@@ -229,7 +227,11 @@ async function repl(
     for (let raw = await next(); raw !== null; raw = await next()) {
       const line = raw.trim()
       if (line.startsWith('/') && !line.includes('\n')) {
-        const outcome = await slash(line, runtime, out, ctx.options.source).catch((error) => {
+        const outcome = await slash(line, runtime, out, {
+          source: ctx.options.source,
+          user: ctx.user(),
+          command: cliCommand(io),
+        }).catch((error) => {
           out.line(out.color.red(errorLine(error)))
           return undefined
         })
@@ -315,8 +317,10 @@ export function registerChat(program: Command, io: Io): void {
       const config = withModel(ctx.config(), ctx.options.model)
       if (config.api.provider === 'offline') out.note(OFFLINE_NOTE)
       const transcript = new Transcript(out, (text) => io.stdout.write(text))
+      const user = ctx.user()
       const runtime = await openRuntime(config, io, {
         source: ctx.options.source,
+        userId: user,
         onToolCall: (call) => transcript.toolCall(call),
         onEvent: (event) => {
           const compressed = event.type === 'compression' && event.status === 'compressed'
@@ -328,7 +332,11 @@ export function registerChat(program: Command, io: Io): void {
         const { resume, source } = ctx.options
         if (resume !== undefined) {
           const reference = resume === true ? 'latest' : resume
-          const found = await findSession(runtime.store, reference, reference === 'latest' ? { source } : {})
+          const found = await findOwnSession(runtime.store, reference, {
+            source,
+            user,
+            command: cliCommand(io),
+          })
           const session = await runtime.agent.resume(found.id)
           out.note(
             `Resumed session ${shortId(session.id)} (${session.messageCount} messages, started ${relativeTime(session.startedAt)}).`,

@@ -128,6 +128,7 @@ export function registerDemo(program: Command, io: Io): void {
       const open = (window?: number) =>
         openRuntime(demoConfig(database, window), io, {
           source: 'demo',
+          userId: ctx.user(),
           onToolCall: (call) => transcript.toolCall(call),
           // Part 3 prints one context line per turn (contextLine).
         })

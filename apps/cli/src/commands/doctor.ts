@@ -4,6 +4,7 @@ import { openStore } from '@engram/core'
 import type { Command } from 'commander'
 import { createContext, localDatabasePath, overridesOf } from '../context.ts'
 import { AlreadyReported, errorLine } from '../errors.ts'
+import { defaultDatabase } from '../identity.ts'
 import { type Check, checkMemoryFiles } from '../memory-check.ts'
 import type { Io } from '../output.ts'
 import { probeProvider } from '../provider-check.ts'
@@ -96,7 +97,13 @@ export function registerDoctor(program: Command, io: Io): void {
           detail: errorLine(error),
           fix: 'correct that key, or write a fresh file with `engram init`',
         })
-        config = loadConfig({ file: null, env: io.env, cwd: io.cwd, overrides: overridesOf(ctx.options) })
+        config = loadConfig({
+          file: null,
+          env: io.env,
+          cwd: io.cwd,
+          overrides: overridesOf(ctx.options),
+          defaultDatabase: defaultDatabase(io.env),
+        })
       }
       checks.push(...(await storeChecks(config)))
       checks.push(...(await checkMemoryFiles(config.memoryFiles)))

@@ -1,12 +1,22 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs'
-import { userInfo } from 'node:os'
 import { dirname, resolve } from 'node:path'
-import { DEFAULT_DATABASE_PATH } from '@engram/core'
-import { CLIENTS, type ClientName, installSnippet, mergeInto, resolveSettings, runStdio } from '@engram/mcp'
+import type { EngramConfig } from '@engram/agent'
+import {
+  CLIENTS,
+  type ClientName,
+  installSnippet,
+  MCP_ENV,
+  mergeInto,
+  resolveSettings,
+  runStdio,
+} from '@engram/mcp'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import { UsageError } from '../errors.ts'
+import { defaultDatabase, unownedHint } from '../identity.ts'
+import { cliCommand } from '../invocation.ts'
 import type { Io } from '../output.ts'
+import { type HttpOptions, registerTokens, serveHttp, withHttpOptions } from './mcp-http.ts'
 
 interface McpOptions {
   user?: string
@@ -37,19 +47,37 @@ function withServerOptions(command: Command): Command {
     .option('--user-file <path>', 'USER.md (default from the config file)')
 }
 
+/**
+ * The server's settings: its flags, ENGRAM_MCP_*, the config's `[mcp]` table, and, when none of them
+ * names a user, the CLI's identity as the flags' user, so the server serves the person `engram chat`
+ * writes for. `named` says whether a user was named (install then writes it into the client's config).
+ */
+function serverSettings(options: McpOptions, io: Io, config: EngramConfig, user: () => string) {
+  const named = Boolean(options.user?.trim() || io.env[MCP_ENV.user]?.trim() || config.mcp?.user)
+  return {
+    named,
+    settings: resolveSettings(named ? options : { ...options, user: user() }, io.env, config.mcp),
+  }
+}
+
 /** `engram mcp`: the MCP server over stdio; `engram mcp install <client>`: its config snippet. */
 export function registerMcp(program: Command, io: Io): void {
-  const mcp = withServerOptions(
-    program
-      .command('mcp')
-      .description('serve the memory to an MCP client over stdio (stdout carries only protocol messages)'),
+  const mcp = withHttpOptions(
+    withServerOptions(
+      program
+        .command('mcp')
+        .description(
+          'serve the memory to an MCP client over stdio (stdout carries only protocol messages), or over HTTP with --http',
+        ),
+    ),
   )
     .option('--source <name>', 'the source recorded on logged sessions', 'mcp')
     .action(async (_options, command: Command) => {
-      const ctx = createContext<McpOptions>(command, io)
+      const ctx = createContext<McpOptions & HttpOptions>(command, io)
       const { options } = ctx
+      if (options.http) return serveHttp(ctx)
       const config = ctx.config()
-      const settings = resolveSettings(options, io.env, config.mcp)
+      const { settings } = serverSettings(options, io, config, ctx.user)
       await runStdio({
         storage: config.storage,
         memoryFiles: {
@@ -59,11 +87,14 @@ export function registerMcp(program: Command, io: Io): void {
         },
         ...settings,
         source: options.source ?? 'mcp',
+        hint: (store) => unownedHint(store, settings.scope.user, cliCommand(io)),
         stdin: io.stdin,
         stdout: io.stdout,
         stderr: io.stderr,
       })
     })
+
+  registerTokens(mcp, io)
 
   withServerOptions(
     mcp
@@ -82,9 +113,10 @@ export function registerMcp(program: Command, io: Io): void {
       const ctx = createContext<InstallCommandOptions>(command, io)
       const { options } = ctx
       const config = ctx.config()
-      const user = options.user ?? io.env.ENGRAM_MCP_USER ?? config.mcp?.user ?? userInfo().username
-      const settings = resolveSettings({ ...options, user }, io.env, config.mcp)
-      const db = config.storage.url ?? DEFAULT_DATABASE_PATH
+      // The server finds its user as every command does (ENGRAM_USER, the config, the OS account) unless
+      // one is named here: a user baked in would part from the chat's the day ENGRAM_USER changes.
+      const { settings, named } = serverSettings(options, io, config, ctx.user)
+      const db = config.storage.url ?? defaultDatabase(io.env)
       const args = [
         realpathSync(process.argv[1] ?? 'engram'),
         'mcp',
@@ -95,8 +127,7 @@ export function registerMcp(program: Command, io: Io): void {
         '--user-file',
         resolve(options.userFile ?? config.memoryFiles.userPath),
         ...(config.origin?.file ? ['--config', config.origin.file] : []),
-        '--user',
-        settings.scope.user,
+        ...(named ? ['--user', settings.scope.user] : []),
         ...(settings.scope.project ? ['--project', settings.scope.project] : []),
         ...(settings.readOnly ? ['--read-only'] : []),
         ...(settings.sessionLog ? ['--session-log'] : []),

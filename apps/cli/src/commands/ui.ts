@@ -4,6 +4,8 @@ import { openStore } from '@engram/core'
 import type { Command } from 'commander'
 import { createContext, requireDatabase } from '../context.ts'
 import { UsageError } from '../errors.ts'
+import { unownedHint } from '../identity.ts'
+import { cliCommand } from '../invocation.ts'
 import type { Io } from '../output.ts'
 import { startUi } from '../ui/serve.ts'
 
@@ -71,6 +73,8 @@ export function registerUi(program: Command, io: Io): void {
       if (out.json) out.printJson({ url: ui.url, allowEdit: Boolean(ctx.options.allowEdit) })
       else {
         out.line(`Engram UI: ${ui.url}`)
+        const hint = await unownedHint(store, ctx.user(), cliCommand(io)).catch(() => null)
+        if (hint) out.note(hint)
         out.note(
           `${ctx.options.allowEdit ? 'Memory files can be edited from the page.' : 'Read-only (--allow-edit to change memory files).'} Only this machine can connect; the token in the address is the key. Ctrl-C stops it.`,
         )

@@ -43,6 +43,11 @@ export interface LoadConfigOptions {
   env?: Env
   /** Command-line values; they override the environment and the file. */
   overrides?: ConfigOverrides
+  /**
+   * The database when nothing names one (default core's `./data/engram.db` under `cwd`): the CLI passes
+   * the user's data folder, so every command of one person finds the same store from any folder.
+   */
+  defaultDatabase?: string
 }
 
 /** What a command line may set on top of the file and the environment (`--db`, `--model`). */
@@ -176,9 +181,18 @@ interface Context {
   cwd: string
   fromEnv: (name: string) => string | undefined
   overrides: ConfigOverrides
+  defaultDatabase: string
 }
 
-function resolveStorage({ file, where, fileDir, cwd, fromEnv, overrides }: Context): StoreOptions {
+function resolveStorage({
+  file,
+  where,
+  fileDir,
+  cwd,
+  fromEnv,
+  overrides,
+  defaultDatabase,
+}: Context): StoreOptions {
   const storage = file.hermes?.storage ?? {}
   const fileUrl = either(
     file.memory?.sqlite_path,
@@ -188,11 +202,7 @@ function resolveStorage({ file, where, fileDir, cwd, fromEnv, overrides }: Conte
     where,
   )
   const envUrl = overrides.dbPath?.trim() || fromEnv('ENGRAM_DB_URL')
-  const url = envUrl
-    ? place(envUrl, cwd)
-    : fileUrl
-      ? place(fileUrl, fileDir)
-      : place(DEFAULT_DATABASE_PATH, cwd)
+  const url = envUrl ? place(envUrl, cwd) : fileUrl ? place(fileUrl, fileDir) : place(defaultDatabase, cwd)
   return withoutUndefined({
     url,
     driver: storage.driver,
@@ -337,6 +347,7 @@ export function loadConfig(options: LoadConfigOptions = {}): EngramConfig {
     cwd,
     fromEnv: envReader(env, used),
     overrides: options.overrides ?? {},
+    defaultDatabase: options.defaultDatabase ?? DEFAULT_DATABASE_PATH,
   }
   const storage = resolveStorage(context)
   const api = resolveApi(context)
@@ -363,6 +374,7 @@ export function loadConfig(options: LoadConfigOptions = {}): EngramConfig {
       main: resolveModel(file.models?.main, mainId, DEFAULT_MAX_TOKENS),
       compressor: resolveModel(file.models?.compressor, compressModel ?? mainId, compressor.summaryMaxTokens),
     },
+    ...(file.user ? { user: file.user } : {}),
     ...(file.mcp
       ? {
           mcp: {

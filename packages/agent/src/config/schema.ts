@@ -122,6 +122,8 @@ export const ConfigFileSchema = z
         user_md_path: text('a file path'),
       })
       .partial(),
+    /** Whose sessions and memory these are: the same person in `engram chat`, `engram mcp` and `engram ui`. */
+    user: text('a user id'),
     /** `engram mcp`: whose memory the server serves and whether it writes (flags and environment win). */
     mcp: z
       .strictObject({

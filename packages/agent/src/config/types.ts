@@ -46,6 +46,8 @@ export interface EngramConfig {
   nudge: { intervalTasks: number }
   api: ApiConfig
   models: { main: ModelConfig; compressor: ModelConfig }
+  /** The top-level `user` key: whose sessions these are (the CLI's identity; ENGRAM_USER wins). */
+  user?: string
   /** The `[mcp]` table, when the file has one: the MCP server's scope and switches (see @engram/mcp). */
   mcp?: { user?: string; project?: string; readOnly?: boolean; sessionLog?: boolean }
   /** Where the values came from: the file read (null when none) and the environment variables used. */

@@ -1,3 +1,4 @@
+export { accessTokens } from './access-tokens.ts'
 export { episodes } from './episodes.ts'
 export { messages } from './messages.ts'
 export { modelCalls } from './model-calls.ts'

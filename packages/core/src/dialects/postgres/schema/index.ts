@@ -1,4 +1,6 @@
 /** The PostgreSQL dialect's tables (drizzle pg-core): the same logical tables as `@engram/core/schema`. */
+
+export { accessTokens } from './access-tokens.ts'
 export { episodes } from './episodes.ts'
 export { messages } from './messages.ts'
 export { modelCalls } from './model-calls.ts'
