@@ -1,4 +1,5 @@
 export { episodes } from './episodes.ts'
+export { graphBlobs, graphCheckpoints, graphItems, graphWrites } from './graph.ts'
 export { messages } from './messages.ts'
 export { modelCalls } from './model-calls.ts'
 export { sessions } from './sessions.ts'

@@ -34,6 +34,7 @@ import type {
 } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { addEpisode, getEpisodes, pruneEpisodes } from './episodes.ts'
+import { GraphStorage } from './graph.ts'
 import { checkIntegrity, previewPrune, pruneSessions, rebuildSearchIndex, vacuum } from './maintenance.ts'
 import * as messages from './messages.ts'
 import { readAround } from './read-around.ts'
@@ -55,6 +56,9 @@ import { WindowIndexer } from './window-index.ts'
 export class Store {
   private readonly windows: WindowIndexer
 
+  /** LangGraph's checkpoints and long-term items (`@engram/langgraph` builds on them). */
+  readonly graph: GraphStorage
+
   constructor(
     private readonly ctx: StoreContext,
     /**
@@ -64,6 +68,7 @@ export class Store {
     readonly migrations: SchemaMigrations,
   ) {
     this.windows = new WindowIndexer(ctx)
+    this.graph = new GraphStorage(ctx)
   }
 
   /**

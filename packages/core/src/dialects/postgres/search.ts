@@ -54,7 +54,7 @@ const prefixQuery = (text: string) =>
     .concat(':*')
 
 /** The tsquery of an expression, as SQL over bound parameters. */
-function tsquery(match: string): { sql: string; params: SqlValue[] } {
+export function tsquery(match: string): { sql: string; params: SqlValue[] } {
   const { terms, operator } = readMatch(match)
   if (terms.length === 0) return { sql: "''::tsquery", params: [] }
   return {
