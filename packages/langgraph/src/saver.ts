@@ -25,12 +25,18 @@ import {
   WRITES_IDX_MAP,
   writesSortKey,
 } from '@langchain/langgraph-checkpoint'
+import { ConversationMirror, type ConversationOptions } from './conversation.ts'
 
 export interface EngramSaverOptions {
   /** The Engram store the checkpoints live in (any engine); the saver never closes it. */
   store: Store
   /** How checkpoints, channel values and writes become bytes (default LangGraph's JsonPlusSerializer). */
   serde?: SerializerProtocol
+  /**
+   * Mirror each thread's messages channel into an Engram session (one per thread, each message once), so
+   * search, `session_search`, the MCP server and `engram ui` see the conversation. `true` for the defaults.
+   */
+  conversation?: ConversationOptions | boolean
 }
 
 /** A checkpoint is listed in pages of this many rows, so a long thread never sits in memory whole. */
@@ -74,6 +80,7 @@ const configOf = (key: GraphCheckpointKey): RunnableConfig => ({
  */
 export class EngramSaver extends BaseCheckpointSaver {
   readonly store: Store
+  private readonly conversation: ConversationMirror | undefined
 
   constructor(options: EngramSaverOptions) {
     super(options.serde)
@@ -84,6 +91,10 @@ export class EngramSaver extends BaseCheckpointSaver {
       )
     }
     this.store = options.store
+    const conversation = options.conversation
+    if (conversation) {
+      this.conversation = new ConversationMirror(this.store, conversation === true ? {} : conversation)
+    }
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -148,6 +159,12 @@ export class EngramSaver extends BaseCheckpointSaver {
       },
       blobs,
     )
+    // After the checkpoint's own transaction: a crash between the two leaves messages the next step writes
+    // (each once, by its id); the root graph's channel only, when this step changed it.
+    const channel = this.conversation?.channel
+    if (channel !== undefined && namespace === '' && channel in newVersions) {
+      await this.conversation?.mirror(threadId, values[channel])
+    }
     return configOf(key)
   }
 
