@@ -5,8 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { openStore } from '@engram/core'
 import { HumanMessage } from '@langchain/core/messages'
 import { afterEach, expect, it } from 'vitest'
-import { type RecordedRequest, startServer } from '../../agent/test/servers/http.ts'
-import { openaiAnswer } from '../../agent/test/servers/openai.ts'
+import { startServer } from '../../agent/test/servers/http.ts'
 import {
   type Child,
   exitWithin,
@@ -17,40 +16,12 @@ import {
 } from '../../core/test/processes/spawn.ts'
 import { EngramSaver } from '../src/index.ts'
 import { agentGraph } from './agent-graph.ts'
+import { model } from './model-server.ts'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
-
-const usage = { prompt: 40, completion: 6 }
-type Sent = { role: string; content: string | null }
-
-/**
- * The model behind the local server, by what the request holds: after a tool result it reports it; a
- * request to remember calls save_note, one to look something up calls lookup; anything else is answered.
- */
-function model(request: RecordedRequest, res: Parameters<ReturnType<typeof openaiAnswer>>[1]) {
-  const messages = (request.body as { messages: Sent[] }).messages
-  const last = messages.at(-1) as Sent
-  const call = (name: string, args: object) => ({
-    id: `call_${messages.length}`,
-    type: 'function' as const,
-    function: { name, arguments: JSON.stringify(args) },
-  })
-  if (last.role === 'tool') return openaiAnswer({ text: `Done (${last.content}).`, usage })(request, res)
-  if (/remember/i.test(last.content ?? ''))
-    return openaiAnswer({
-      toolCalls: [call('save_note', { note: 'deploy with scripts/deploy.sh on Fridays' })],
-      usage,
-    })(request, res)
-  if (/look/i.test(last.content ?? ''))
-    return openaiAnswer({ toolCalls: [call('lookup', { topic: 'deploy' })], usage })(request, res)
-  return openaiAnswer({
-    text: `You said ${messages.filter((m) => m.role === 'user').length} things. 周五部署.`,
-    usage,
-  })(request, res)
-}
 
 const script = fileURLToPath(new URL('./processes/agent-child.ts', import.meta.url))
 function step(args: string[], env: NodeJS.ProcessEnv = {}): Child {
