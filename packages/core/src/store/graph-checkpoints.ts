@@ -41,7 +41,7 @@ export interface GraphCheckpointRow extends GraphCheckpointKey {
   /** The serializer's type of `checkpoint` (the body without channel values). */
   type: string
   checkpoint: Uint8Array
-  /** The metadata as JSON text, which `list` filters on. */
+  /** The metadata as JSON text of an object, which `list` filters on (stored with its keys sorted). */
   metadata: string
   createdAt: number
 }
@@ -54,12 +54,49 @@ export interface GraphCheckpointQuery {
   checkpointId?: string
   /** Only checkpoints whose id sorts before this one. */
   before?: string
-  /** Only checkpoints whose metadata has each of these top-level keys equal (as JSON) to the value. */
+  /**
+   * Only checkpoints whose metadata has each of these top-level keys equal to the value (as JSON: the same
+   * type and value; objects with the same keys and values in any order).
+   */
   metadata?: Record<string, unknown>
   /** At most this many, newest id first. */
   limit?: number
   /** Continues a list after the last checkpoint of its previous page (keyset). */
   after?: GraphCheckpointKey
+}
+
+/** A JSON value with the keys of every object sorted: equal values have equal text, whatever their key order. */
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys)
+  if (typeof value !== 'object' || value === null) return value
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  )
+}
+
+/** The canonical JSON of a value: what the metadata column stores and its filters compare with. */
+const canonicalJson = (value: unknown) => JSON.stringify(sortKeys(value)) ?? 'null'
+
+/** Metadata text as stored: canonical JSON of an object, or INVALID_ARGUMENT naming the problem. */
+function canonicalMetadata(text: string): string {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (cause) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      `Saving a graph checkpoint: its metadata is not JSON (${(cause as Error).message}). Pass the metadata as JSON text of an object.`,
+    )
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new EngramError(
+      'INVALID_ARGUMENT',
+      'Saving a graph checkpoint: its metadata must be the JSON of an object. Pass e.g. {"source":"loop","step":1}.',
+    )
+  }
+  return canonicalJson(value)
 }
 
 const COLUMNS =
@@ -134,7 +171,7 @@ export async function putCheckpoint(
           checkpoint.parentId,
           checkpoint.type,
           checkpoint.checkpoint,
-          checkpoint.metadata,
+          canonicalMetadata(checkpoint.metadata),
           Date.now(),
         ],
       },
@@ -199,7 +236,7 @@ export async function listCheckpoints(
   if (query.checkpointId !== undefined) add('checkpoint_id = ?', query.checkpointId)
   if (query.before !== undefined) add('checkpoint_id < ?', query.before)
   for (const [name, value] of Object.entries(query.metadata ?? {})) {
-    const match = metadataMatch(ctx.dialect, name, value)
+    const match = metadataMatch(ctx.dialect, name, canonicalJson(value))
     add(match.sql, ...match.params)
   }
   const after = query.after

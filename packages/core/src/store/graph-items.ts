@@ -112,7 +112,8 @@ export async function putItems(
       }
     }
     const ttl = checkTtl(put.ttlMinutes)
-    const text = put.text ?? null
+    // NUL separates words here (PostgreSQL text cannot hold it; the index needs no copy of it)
+    const text = put.text?.replaceAll('\0', ' ') ?? null
     return {
       sql: `INSERT INTO graph_items (owner, namespace, key, value, search_text, embedding, created_at, updated_at, ttl_minutes, expires_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -12,11 +12,11 @@ interface Condition {
 }
 
 /**
- * SQLite: the top-level key `name` of a checkpoint's metadata holds a value equal to `value` as JSON: same
- * JSON type, and the same atom (text, number, boolean) or, for an object or array, the same minified text.
+ * SQLite: the top-level key `name` of a checkpoint's metadata holds the value whose canonical JSON is `json`:
+ * the same JSON type, and the same atom (text, number, boolean) or, for an object or array, the same JSON
+ * (stored metadata is canonical too, see graph-checkpoints.ts, so key order never matters).
  */
-function sqliteMetadataMatch(name: string, value: unknown): Condition {
-  const json = JSON.stringify(value) ?? 'null'
+function sqliteMetadataMatch(name: string, json: string): Condition {
   return {
     sql: `EXISTS (SELECT 1 FROM json_each(metadata) m WHERE m.key = ? AND m.type = json_type(?)
       AND (m.type = 'null' OR m.atom = json_extract(?, '$') OR (m.atom IS NULL AND m.value = json(?))))`,
@@ -24,22 +24,27 @@ function sqliteMetadataMatch(name: string, value: unknown): Condition {
   }
 }
 
-/** PostgreSQL: jsonb equality of the metadata's top-level key `name` and `value`. */
-function postgresMetadataMatch(name: string, value: unknown): Condition {
+/**
+ * PostgreSQL: the text of the metadata's top-level key `name`, read as `json` (which keeps the stored text
+ * as it is), equals the canonical JSON of the value. PostgreSQL's JSON functions refuse a \u0000 escape, so
+ * both sides read it as \ufffd (still valid JSON whatever precedes it): a filter cannot tell apart values
+ * that differ only by NUL characters there.
+ */
+function postgresMetadataMatch(name: string, json: string): Condition {
   return {
-    sql: '(metadata::jsonb -> CAST(? AS text)) = CAST(? AS jsonb)',
-    params: [name, JSON.stringify(value) ?? 'null'],
+    sql: `(replace(metadata, '\\u0000', '\\ufffd')::json -> CAST(? AS text))::text = ?`,
+    params: [name, json.replaceAll('\\u0000', '\\ufffd')],
   }
 }
 
-const METADATA_MATCH: Record<Dialect, (name: string, value: unknown) => Condition> = {
+const METADATA_MATCH: Record<Dialect, (name: string, json: string) => Condition> = {
   sqlite: sqliteMetadataMatch,
   postgres: postgresMetadataMatch,
 }
 
-/** The condition that a checkpoint's metadata has `name` equal to `value`, in the engine's SQL. */
-export const metadataMatch = (dialect: Dialect, name: string, value: unknown): Condition =>
-  METADATA_MATCH[dialect](name, value)
+/** The condition that a checkpoint's metadata has `name` equal to the value of canonical JSON `json`. */
+export const metadataMatch = (dialect: Dialect, name: string, json: string): Condition =>
+  METADATA_MATCH[dialect](name, json)
 
 /** A page of a ranked full-text search of graph items: what each engine's search function is given. */
 interface ItemSearch {
