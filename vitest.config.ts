@@ -1,14 +1,20 @@
 import { defaultServerConditions } from 'vite'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 // `engram-source` makes @engram/* resolve to their TypeScript sources, so tests need no build.
 const conditions = ['engram-source', ...defaultServerConditions]
+
+/**
+ * LangGraph's checkpointer validation suite (@langchain/langgraph-checkpoint-validation) is written against
+ * vitest's globals (describe, it, expect without imports): its files run in a project of their own with
+ * `globals: true`; every other test file imports what it uses.
+ */
+const LANGGRAPH_VALIDATION = 'packages/langgraph/test/validation/**/*.test.ts'
 
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['engram-source'] } },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
     // Vitest leaves a core free by default, which on a 2-core machine means one file at a time; most of the
     // suite waits on child processes, servers and a browser, so two files at a time nearly halves it.
     maxWorkers: 2,
@@ -16,5 +22,19 @@ export default defineConfig({
     // a quiet 2-core machine), so a shared, loaded CI machine does not fail them by the clock.
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'engram',
+          include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'scripts/test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, LANGGRAPH_VALIDATION],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'langgraph-validation', include: [LANGGRAPH_VALIDATION], globals: true },
+      },
+    ],
   },
 })

@@ -36,12 +36,13 @@ const merged = mergeConfig(
   }),
 )
 
-// mergeConfig concatenates arrays, so the suites are set after it: the workspace's include would run
-// every test of the workspace against these SDKs.
+// mergeConfig concatenates arrays, so the suites are set after it: the workspace's include (or its projects,
+// which take precedence over include) would run every test of the workspace against these SDKs.
 export default {
   ...merged,
   test: {
     ...merged.test,
+    projects: undefined,
     include: [
       'packages/ai-sdk/test/**/*.test.ts',
       'packages/openai-agents/test/**/*.test.ts',

@@ -1,6 +1,6 @@
 /**
  * The suites CI runs on the Node lines other than the one `pnpm check` runs on: the store contract on every
- * driver (better-sqlite3, libSQL, PostgreSQL, PGlite), the adapters, MCP and a CLI smoke run, on that line's
+ * driver (better-sqlite3, libSQL, PostgreSQL, PGlite), the adapters (LangGraph's validation suite too), MCP and a CLI smoke run, on that line's
  * node with the workspace's dependencies.
  *
  *   pnpm test:line --line 20
@@ -32,6 +32,7 @@ const LINE_SUITES = [
   'packages/core/test/postgres.test.ts',
   'packages/openai-agents/test',
   'packages/ai-sdk/test',
+  'packages/langgraph/test',
   'packages/mcp/test',
   'apps/cli/test/commands.test.ts',
 ]

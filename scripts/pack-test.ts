@@ -2,7 +2,7 @@
  * The pack-and-install test: builds and packs every workspace package, installs the tarballs with a plain
  * `npm install` (no flags) into a folder outside the workspace on one Node line with that line's SDK
  * versions, then, on that line's node: imports every entry a README or docs/ names, opens a SQLite and a
- * PGlite store, runs the README examples (the root "As a library" block, core, OpenAI Agents, AI SDK) as
+ * PGlite store, runs the README examples (the root "As a library" block, core, OpenAI Agents, AI SDK, LangGraph) as
  * written against a local OpenAI-compatible server, runs the installed CLI on the store, and checks that a
  * missing peer is named. Exits non-zero on the first failure.
  *
@@ -36,6 +36,10 @@ const EXTRAS = {
   tsx: '4.23.15',
   vitest: '4.1.12',
   'fast-check': '4.10.2',
+  // @engram/langgraph's peers: the same versions on every line (they run on Node 20 and later)
+  '@langchain/langgraph': '1.7.3',
+  '@langchain/langgraph-checkpoint': '1.2.2',
+  '@langchain/core': '1.4.0',
 }
 /** `--work DIR`: install into DIR and keep it (a rerun then reinstalls only the packages that changed). */
 const workArgument = process.argv.indexOf('--work')
@@ -186,6 +190,12 @@ for (const url of ['./stores/engram.db', 'pglite:./stores/pglite']) {
       block: tsBlock('packages/openai-agents/README.md'),
       reply: 'Noted: scripts/deploy.sh.',
       expect: 'Noted: scripts/deploy.sh. 2',
+    },
+    {
+      name: '@engram/langgraph README',
+      block: tsBlock('packages/langgraph/README.md'),
+      reply: 'Noted.',
+      expect: 'Noted. 1',
     },
     {
       name: '@engram/ai-sdk README',

@@ -15,6 +15,20 @@ export { openStore, openStoreWithDriver } from './open-store.ts'
 export { adoptSessions, countUnownedSessions, listUnownedSessions } from './session-owners.ts'
 export { MAX_LIMIT as MAX_PAGE_LIMIT } from './store/args.ts'
 export type { RetryPolicy } from './store/context.ts'
+export type {
+  GraphBlob,
+  GraphCheckpointKey,
+  GraphCheckpointQuery,
+  GraphCheckpointRow,
+  GraphCheckpoints,
+  GraphItemPut,
+  GraphItemRow,
+  GraphItemSearch,
+  GraphItems,
+  GraphStorage,
+  GraphWrite,
+  NewGraphCheckpoint,
+} from './store/graph.ts'
 export type { Store } from './store/store.ts'
 export type { StoreOptions } from './store-options.ts'
 export * from './types.ts'

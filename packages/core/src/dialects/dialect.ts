@@ -43,6 +43,19 @@ export interface After {
   id: number
 }
 
+/** A page of a ranked full-text search of LangGraph items (store/graph-items.ts), on alias `i` of graph_items. */
+export interface GraphItemSearchSql {
+  /** The query's terms, any of which matches. */
+  match: TermTier
+  /** The item columns to select. */
+  columns: string
+  /** Conditions, and their parameters in order. */
+  where: readonly string[]
+  params: readonly SqlValue[]
+  limit: number
+  offset: number
+}
+
 export interface Dialect {
   readonly name: DialectName
 
@@ -117,4 +130,13 @@ export interface Dialect {
 
   /** Checks the database and its search index; reports, never throws. */
   checkIntegrity(db: DialectConnection): Promise<IntegrityReport>
+
+  /**
+   * The condition that a LangGraph checkpoint's metadata has the top-level key `name` equal to the value of
+   * canonical JSON `json`.
+   */
+  graphMetadataMatch(name: string, json: string): { sql: string; params: SqlValue[] }
+
+  /** A ranked full-text search of LangGraph items (higher `score` is better). */
+  graphItemSearch(search: GraphItemSearchSql): Statement
 }

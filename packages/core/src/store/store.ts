@@ -34,6 +34,7 @@ import type {
 } from '../types.ts'
 import type { StoreContext } from './context.ts'
 import { addEpisode, getEpisodes, pruneEpisodes } from './episodes.ts'
+import { GraphStorage } from './graph.ts'
 import { previewPrune, pruneSessions, rebuildSearchIndex, vacuum } from './maintenance.ts'
 import * as messages from './messages.ts'
 import { readAround } from './read-around.ts'
@@ -52,6 +53,9 @@ import { readDailyUsage, readUsage, readUsageGroups, usageStatements } from './u
  * `DATABASE_*` codes when SQLite does (busy after every retry, read-only, corrupt).
  */
 export class Store {
+  /** LangGraph's checkpoints and long-term items (`@engram/langgraph` builds on them). */
+  readonly graph: GraphStorage
+
   constructor(
     private readonly ctx: StoreContext,
     /**
@@ -59,7 +63,9 @@ export class Store {
      * (`engram migrate` reports both); a store opened on an up-to-date database has them equal.
      */
     readonly migrations: SchemaMigrations,
-  ) {}
+  ) {
+    this.graph = new GraphStorage(ctx)
+  }
 
   /**
    * A typed drizzle database over the store's own connection and tables (`@engram/core/schema`), for

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Dialect } from '../dialect.ts'
+import { graphItemSearch, graphMetadataMatch } from './graph.ts'
 import { appendRows, PG_APPEND_MAX_ROWS } from './append.ts'
 import { keywordRows, rankedMessages } from './keyword-rows.ts'
 import { checkIntegrity } from './maintenance.ts'
@@ -25,4 +26,6 @@ export const postgresDialect: Dialect = {
   // PostgreSQL computes its search vectors from search_text itself
   rebuildSearchIndex: () => [],
   checkIntegrity,
+  graphMetadataMatch,
+  graphItemSearch,
 }

@@ -25,7 +25,7 @@ const prefixQuery = (text: string) =>
     .concat(':*')
 
 /** The tsquery of a match, as SQL over bound parameters. */
-function tsquery({ terms, operator }: TermTier): { sql: string; params: SqlValue[] } {
+export function tsquery({ terms, operator }: TermTier): { sql: string; params: SqlValue[] } {
   if (terms.length === 0) return { sql: "''::tsquery", params: [] }
   return {
     sql: `(${terms

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Dialect } from '../dialect.ts'
+import { graphItemSearch, graphMetadataMatch } from './graph.ts'
 import { hitQuery } from './hits.ts'
 import { checkIntegrity, rebuildSearchIndex } from './maintenance.ts'
 import { prepareSqlite } from './prepare.ts'
@@ -25,4 +26,6 @@ export const sqliteDialect: Dialect = {
   appendMaxRows: 0,
   rebuildSearchIndex,
   checkIntegrity,
+  graphMetadataMatch,
+  graphItemSearch,
 }

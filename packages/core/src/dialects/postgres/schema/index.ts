@@ -2,6 +2,7 @@
 
 export { accessTokens } from './access-tokens.ts'
 export { episodes } from './episodes.ts'
+export { graphBlobs, graphCheckpoints, graphItems, graphWrites } from './graph.ts'
 export { messages } from './messages.ts'
 export { modelCalls } from './model-calls.ts'
 export { sessions } from './sessions.ts'
