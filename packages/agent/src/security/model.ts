@@ -5,8 +5,8 @@
  * linear in the text.
  */
 
-import { cuePairs } from './families.ts'
-import { FEATURE_BITS, namedBucket, visitNgrams } from './features.ts'
+import { CUE_GROUP_NAMES, cuePairs } from './families.ts'
+import { FEATURE_BITS, namedBucket, ngrams } from './features.ts'
 import weightsFile from './scanner-model.json' with { type: 'json' }
 
 /** What `train.ts` writes. */
@@ -51,14 +51,17 @@ const weightOf = (count: number) => (count < 64 ? (LOG_TABLE[count] as number) :
 /**
  * The n-gram features of folded text with their values: 1 + ln(count), the whole vector scaled to length 1,
  * so neither a long text nor a character repeated a thousand times decides the score; then
- * {@link NAMED_VALUE} per named feature. Linear: one pass, two typed arrays, no map.
+ * {@link NAMED_VALUE} per named feature. Linear: one pass, typed arrays, no map. Calls `visit` with each
+ * bucket and value, in the order the features were first seen.
  */
 function visitValues(folded: string, visit: (bucket: number, value: number) => void): void {
+  const { count, buckets } = ngrams(folded.toLowerCase())
   let touched = 0
-  visitNgrams(folded.toLowerCase(), (bucket) => {
+  for (let i = 0; i < count; i++) {
+    const bucket = buckets[i] as number
     if (COUNTS[bucket] === 0) TOUCHED[touched++] = bucket
     COUNTS[bucket] = (COUNTS[bucket] as number) + 1
-  })
+  }
   let squares = 0
   for (let i = 0; i < touched; i++) squares += weightOf(COUNTS[TOUCHED[i] as number] as number) ** 2
   const norm = 1 / Math.sqrt(Math.max(1, squares))
@@ -67,7 +70,22 @@ function visitValues(folded: string, visit: (bucket: number, value: number) => v
     visit(bucket, weightOf(COUNTS[bucket] as number) * norm)
     COUNTS[bucket] = 0
   }
-  for (const name of cuePairs(folded)) visit(namedBucket(name), NAMED_VALUE)
+  for (const pair of cuePairs(folded)) visit(pairBucket(pair), NAMED_VALUE)
+}
+
+/** The bucket of each cue group and pair of groups (see {@link cuePairs}), by pair index. */
+let pairBuckets: Int32Array | undefined
+function pairBucket(pair: number): number {
+  if (pairBuckets === undefined) {
+    const table = new Int32Array(CUE_GROUP_NAMES.length ** 2)
+    CUE_GROUP_NAMES.forEach((first, i) => {
+      CUE_GROUP_NAMES.forEach((second, j) => {
+        table[i * CUE_GROUP_NAMES.length + j] = namedBucket(i === j ? first : `${first}+${second}`)
+      })
+    })
+    pairBuckets = table
+  }
+  return pairBuckets[pair] as number
 }
 
 /** The features of folded text as values (see {@link visitValues}), for training. */
@@ -91,11 +109,14 @@ export function score(model: LinearModel, folded: string): number {
 export function heaviestWords(model: LinearModel, folded: string): string[] {
   const lower = folded.toLowerCase()
   const pushes = new Map<string, number>()
-  visitNgrams(lower, (bucket, from, to) => {
-    if (from === undefined || to === undefined || to - from > 30) return
-    const weight = model.weights[bucket] as number
-    if (weight > 0) pushes.set(lower.slice(from, to), weight)
-  })
+  const { count, buckets, from, to } = ngrams(lower)
+  for (let i = 0; i < count; i++) {
+    const start = from[i] as number
+    const end = to[i] as number
+    if (start < 0 || end - start > 30) continue
+    const weight = model.weights[buckets[i] as number] as number
+    if (weight > 0) pushes.set(lower.slice(start, end), weight)
+  }
   return [...pushes]
     .sort((a, b) => b[1] - a[1])
     .slice(0, 3)

@@ -11,6 +11,13 @@ export interface WorkMeter {
   chars: number
 }
 
+/** Whether `text` has a UTF-16 code unit at or above `limit`. */
+function reaches(text: string, limit: number): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= limit) return true
+  return false
+}
+/** Every character {@link findHiddenText} can object to is at or above U+00AD. */
+const FIRST_SUSPECT = 0xad
 const TAG_CANCEL = 0xe007f
 const BLACK_FLAG = 0x1f3f4
 const isTag = (cp: number) => cp >= 0xe0000 && cp <= 0xe007f
@@ -44,6 +51,8 @@ const isSupplementaryVariation = (cp: number) => cp >= 0xe0100 && cp <= 0xe01ef
  * variation selector after a Chinese character, a byte order mark at the start.
  */
 export function findHiddenText(text: string, meter?: WorkMeter): string | null {
+  if (meter) meter.chars += text.length
+  if (!reaches(text, FIRST_SUSPECT)) return null
   const chars = Array.from(text)
   if (meter) meter.chars += chars.length
   for (let i = 0; i < chars.length; i++) {
@@ -157,7 +166,8 @@ for (let i = 0; i + 1 < TRADITIONAL.length; i += 2) {
 
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu
 const LOOK_ALIKE = /[\u0250-\u02af\u0370-\u03ff\u0400-\u052f\u0131]/gu
-const HAN_TRADITIONAL = /[\u4e00-\u9fff]/gu
+/** Only the Traditional characters the table holds, so other Chinese text costs no call per character. */
+const HAN_TRADITIONAL = new RegExp(`[${[...TO_SIMPLIFIED.keys()].join('')}]`, 'gu')
 const HAN_SPACES = /(?<=[\p{Script=Han}，、。])[ \t\u3000]+(?=[\p{Script=Han}，、。])/gu
 const SPACES = /[ \t\u00a0\u3000]+/g
 
@@ -172,7 +182,8 @@ export function foldForMatching(text: string, meter?: WorkMeter): string {
     (input) => input.replace(HAN_SPACES, '').replace(SPACES, ' '),
   ]
   let folded = text
-  for (const pass of passes) {
+  // Text of ASCII alone needs none of the passes but the last.
+  for (const pass of reaches(text, 0x80) ? passes : passes.slice(-1)) {
     if (meter) meter.chars += folded.length
     folded = pass(folded)
   }
