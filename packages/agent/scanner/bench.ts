@@ -73,3 +73,22 @@ for (const [name, pick] of [
     `${name}: scanner ${scan.toFixed(3)} ms/entry; floor (one regex + lower-case + split) ${base.toFixed(4)} ms/entry; ratio ${(scan / base).toFixed(0)}×`,
   )
 }
+
+// Linear in practice, not only in the counted work: CPU time per KB on 64 KB and on 1 MB of near matches.
+const NEAR_MATCHES: Record<string, (chars: number) => string> = {
+  'ignore all the …': (n) => 'ignore all the '.repeat(n / 15),
+  'e-mail near misses': (n) => 'a.b@c-d.'.repeat(n / 8),
+  'base64-like run': (n) => 'QUJD'.repeat(n / 4),
+  'Chinese cue prefixes': (n) => '忽略不要你现在'.repeat(n / 7),
+}
+for (const [name, build] of Object.entries(NEAR_MATCHES)) {
+  const perKb = [64 * 1024, 1024 * 1024].map((size) => {
+    const text = build(size)
+    const start = cpuMs()
+    scanForThreats(text)
+    return (cpuMs() - start) / (text.length / 1024)
+  })
+  console.log(
+    `${name}: ${(perKb[0] as number).toFixed(3)} ms/KB at 64 KB, ${(perKb[1] as number).toFixed(3)} ms/KB at 1 MB`,
+  )
+}

@@ -153,24 +153,27 @@ export function train(entries: Entry[], options: TrainOptions = DEFAULT_TRAINING
       bias -= (options.rate * error) / Math.sqrt(biasSquares)
     }
   }
-  return { weights, bias, threshold: THRESHOLD }
+  return { ...quantized(weights), bias, threshold: THRESHOLD }
+}
+
+/** int8 weights with one scale, as the package ships them. */
+function quantized(weights: Float32Array): { weights: Int8Array; scale: number } {
+  let max = 0
+  for (const weight of weights) max = Math.max(max, Math.abs(weight))
+  const scale = max / 127 || 1
+  return { weights: Int8Array.from(weights, (weight) => Math.round(weight / scale)), scale }
 }
 
 /** The model as the package ships it: int8 weights with one scale, base64. */
 export function toModelFile(model: LinearModel, trained: string): ModelFile {
-  let max = 0
-  for (const weight of model.weights) max = Math.max(max, Math.abs(weight))
-  const scale = max / 127 || 1
-  const bytes = Buffer.alloc(model.weights.length)
-  for (let i = 0; i < model.weights.length; i++) {
-    bytes[i] = Math.round((model.weights[i] as number) / scale) & 0xff
-  }
   return {
     bits: FEATURE_BITS,
-    scale,
+    scale: model.scale,
     bias: model.bias,
     threshold: model.threshold,
-    weights: bytes.toString('base64'),
+    weights: Buffer.from(model.weights.buffer, model.weights.byteOffset, model.weights.length).toString(
+      'base64',
+    ),
     trained,
   }
 }

@@ -39,7 +39,10 @@ const CLASSES = new Uint8Array(128)
 for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') {
   CLASSES[char.charCodeAt(0)] = BASE64
 }
-for (const char of '0123456789ABCDEFabcdef') CLASSES[char.charCodeAt(0)] |= HEX
+for (const char of '0123456789ABCDEFabcdef') {
+  const code = char.charCodeAt(0)
+  CLASSES[code] = (CLASSES[code] as number) | HEX
+}
 
 /**
  * The maximal runs of characters of `kind`, at least `min` long, with up to `maxTail` `=` after each taken

@@ -2029,6 +2029,12 @@ function buildAutomaton(): Automaton {
       queue.push(to)
     }
   }
+  // States renumbered breadth first, so the shallow states most characters visit sit together in the tables.
+  const order = [0, ...queue]
+  const id = new Int32Array(next.length)
+  order.forEach((state, index) => {
+    id[state] = index
+  })
   const edges = next.reduce((sum, map) => sum + map.size, 0)
   let size = 1
   while (size < edges * 3) size *= 2
@@ -2036,26 +2042,16 @@ function buildAutomaton(): Automaton {
   let classes = 1
   for (let code = 0; code < 128; code++) if (inCue[code] === 1) asciiClass[code] = classes++
   if (next.length > 0xffff) throw new Error('the cue automaton outgrew its 16-bit state table')
-  // Full ASCII transitions, breadth first: a missing edge is the failure state's transition.
-  const asciiNext = new Uint16Array(next.length * classes)
-  for (const state of [0, ...queue]) {
-    for (let code = 0; code < 128; code++) {
-      const column = asciiClass[code] as number
-      if (column === 0) continue
-      const to = next[state]?.get(code)
-      asciiNext[state * classes + column] =
-        to ?? (state === 0 ? 0 : (asciiNext[(fail[state] as number) * classes + column] as number))
-    }
-  }
   const automaton: Automaton = {
     inCue,
     asciiClass,
     classes,
-    asciiNext,
+    // Full ASCII transitions, filled breadth first: a missing edge is the failure state's transition.
+    asciiNext: new Uint16Array(next.length * classes),
     keys: new Int32Array(size).fill(-1),
     targets: new Int32Array(size),
     mask: size - 1,
-    fail,
+    fail: Int32Array.from(order, (state) => id[fail[state] as number] as number),
     outStart: new Int32Array(next.length + 1),
     outGroup: new Uint16Array(outs.reduce((sum, list) => sum + list.length, 0)),
     outLength: new Uint16Array(0),
@@ -2063,19 +2059,28 @@ function buildAutomaton(): Automaton {
   }
   automaton.outLength = new Uint16Array(automaton.outGroup.length)
   automaton.outWordStart = new Uint8Array(automaton.outGroup.length)
-  next.forEach((map, state) => {
-    for (const [code, to] of map) {
+  const { asciiNext } = automaton
+  let k = 0
+  order.forEach((old, state) => {
+    for (const [code, target] of next[old] ?? []) {
+      const to = id[target] as number
+      if (code < 128) asciiNext[state * classes + (asciiClass[code] as number)] = to
       const key = state * 0x10000 + code
       let slot = slotOf(key, automaton.mask)
       while (automaton.keys[slot] !== -1) slot = (slot + 1) & automaton.mask
       automaton.keys[slot] = key
       automaton.targets[slot] = to
     }
-  })
-  let k = 0
-  outs.forEach((list, state) => {
+    if (state !== 0) {
+      const fallback = automaton.fail[state] as number
+      for (let column = 1; column < classes; column++) {
+        const at = state * classes + column
+        // No edge (no edge leads back to the start): the failure state's row, already complete.
+        if (asciiNext[at] === 0) asciiNext[at] = asciiNext[fallback * classes + column] as number
+      }
+    }
     automaton.outStart[state] = k
-    for (const [group, length, wordStart] of list) {
+    for (const [group, length, wordStart] of outs[old] ?? []) {
       automaton.outGroup[k] = group
       automaton.outLength[k] = length
       automaton.outWordStart[k] = wordStart ? 1 : 0

@@ -1,6 +1,5 @@
 /**
- * The features the learned layer reads: hashed character n-grams (1 to 4 characters, so Chinese, Japanese
- * and Korean words count as much as Latin ones), hashed word unigrams and bigrams of the folded, lower-cased
+ * The features the learned layer reads: hashed character n-grams (3 and 4 characters), hashed word unigrams and bigrams of the folded, lower-cased
  * text, and named features (the cue groups of families.ts held by a sentence, and their pairs). No n-gram
  * is built as a string: each is hashed as it is read (FNV-1a), so the cost is a constant per character.
  */
@@ -8,6 +7,11 @@
 /** 2^BITS buckets; the shipped weights have exactly this many. */
 export const FEATURE_BITS = 16
 const MASK = (1 << FEATURE_BITS) - 1
+/**
+ * Character n-grams of 3 and 4 characters: shorter ones carry little that the word features (each Chinese,
+ * Japanese or Korean character is a word) do not, and cost half the features (chosen leave one writer out).
+ */
+const SHORTEST_GRAM = 3
 const CHAR_GRAMS = 4
 const PRIME = 0x01000193
 
@@ -23,8 +27,8 @@ export interface Ngrams {
   to: Int32Array
 }
 
-/** At most this many features per character: CHAR_GRAMS character n-grams, a word and a word pair. */
-export const FEATURES_PER_CHAR = CHAR_GRAMS + 2
+/** At most this many features per character: its character n-grams, a word and a word pair. */
+export const FEATURES_PER_CHAR = CHAR_GRAMS - SHORTEST_GRAM + 1 + 2
 const scratch: Ngrams = {
   count: 0,
   buckets: new Uint32Array(4096),
@@ -78,6 +82,7 @@ export function ngrams(lower: string): Ngrams {
       }
       j++
       hash = Math.imul(hash ^ code, PRIME)
+      if (n + 1 < SHORTEST_GRAM) continue
       buckets[total] = (Math.imul(hash ^ (n + 1), PRIME) >>> 0) & MASK
       from[total] = -1
       total++
