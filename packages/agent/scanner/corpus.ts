@@ -21,6 +21,8 @@ export interface Entry {
 
 interface CorpusFile {
   writer?: string
+  /** false for a list written by someone who saw the scanner: it trains, it is never held out and measured. */
+  independent?: boolean
   entries: { text: string; label: string; family?: string; lang?: string; lookalike?: boolean }[]
 }
 
@@ -46,17 +48,25 @@ function readCorpus(path: string | URL, writer: string): Entry[] {
   })
 }
 
-/** The three writers' corpora committed for training, by writer. */
-export function writerCorpora(): Map<string, Entry[]> {
+/** The corpus files of `corpus/` whose `independent` flag is `independent`, by writer. */
+function corporaWhere(independent: boolean): Map<string, Entry[]> {
   const byWriter = new Map<string, Entry[]>()
   for (const name of readdirSync(CORPUS_DIR)
     .filter((n) => n.endsWith('.json'))
     .sort()) {
+    const path = new URL(name, CORPUS_DIR)
+    if (((JSON.parse(readFileSync(path, 'utf8')) as CorpusFile).independent ?? true) !== independent) continue
     const writer = name.replace(/\.json$/, '')
-    byWriter.set(writer, readCorpus(new URL(name, CORPUS_DIR), writer))
+    byWriter.set(writer, readCorpus(path, writer))
   }
   return byWriter
 }
+
+/** The independent writers' corpora (they saw neither the scanner nor each other), by writer: trained on and held out. */
+export const writerCorpora = () => corporaWhere(true)
+
+/** Lists written by the scanner's developer (`"independent": false`): always in training, never measured. */
+export const ownEntries = (): Entry[] => [...corporaWhere(false).values()].flat()
 
 /** The older EN/ZH payload lists of the tests, as one more (small) training writer. */
 export function fixtureEntries(): Entry[] {
