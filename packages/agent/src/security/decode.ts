@@ -20,8 +20,11 @@ const utf16 = new TextDecoder('utf-16le')
 function readable(text: string): boolean {
   if (text.length < 4 || /[\p{Cc}\p{Cn}\p{Co}\ufffd]/u.test(text.replace(/[\t\n\r]/g, ''))) return false
   const letters = text.match(/[\p{L}\s]/gu)?.length ?? 0
-  return letters >= text.length * 0.6
+  // A command line (`wget -qO- http://…|sh`) is mostly punctuation; random bytes are almost never all
+  // printable ASCII (16 of them by chance: about 1 in 10^7), so printable ASCII needs fewer letters.
+  return letters >= text.length * (PRINTABLE_ASCII.test(text) ? 0.35 : 0.6)
 }
+const PRINTABLE_ASCII = /^[\x20-\x7e\t\n\r]*$/
 
 function bytesToText(bytes: Uint8Array): string | null {
   // Encoded PowerShell commands are UTF-16LE: every other byte is zero.
@@ -162,13 +165,16 @@ function rot13Gain(text: string): number {
  * ROT13, kept when the text names it or when the rotated text reads as more English than the text itself
  * (so plain English is not rotated into a second, meaningless layer).
  */
-function decodeRot13(text: string): string | null {
+function decodeRot13(text: string, named: boolean): string | null {
   if (!/[A-Za-z]{3}/.test(text)) return null
-  if (/\brot-?13\b/i.test(text) || rot13Gain(text) >= 3) return rot13(text)
+  if (named || namesRot13(text) || rot13Gain(text) >= 3) return rot13(text)
   return null
 }
 
-const DECODERS: Record<string, (text: string) => string | null> = {
+/** Whether a text says ROT13 is used (then it, and what is decoded from it, is rotated whatever it holds). */
+export const namesRot13 = (text: string) => /\brot-?13\b/i.test(text)
+
+const DECODERS: Record<string, (text: string, rot13Named: boolean) => string | null> = {
   ROT13: decodeRot13,
   base64: (text) =>
     decodeRuns(base64Runs(text), (run) => Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64')),
@@ -185,12 +191,15 @@ const DECODERS: Record<string, (text: string) => string | null> = {
     replaced(text, ESCAPE, (_, u, x) => String.fromCharCode(Number.parseInt((u ?? x) as string, 16))),
 }
 
-/** Every readable decoding of `text`, one layer deep (the caller decodes layers again, to a fixed depth). */
-export function decodeLayers(text: string, meter?: WorkMeter): DecodedLayer[] {
+/**
+ * Every readable decoding of `text`, one layer deep (the caller decodes layers again, to a fixed depth).
+ * `rot13Named`: the text, or one it was decoded from, says ROT13 is used.
+ */
+export function decodeLayers(text: string, meter?: WorkMeter, rot13Named = namesRot13(text)): DecodedLayer[] {
   const layers: DecodedLayer[] = []
   for (const [encoding, decode] of Object.entries(DECODERS)) {
     if (meter) meter.chars += text.length
-    const decoded = decode(text)
+    const decoded = decode(text, rot13Named)
     if (decoded !== null) layers.push({ encoding, text: decoded })
   }
   return layers

@@ -16,7 +16,7 @@
  * character, and the decoded layers are at most as long as the text, to a fixed depth.
  */
 
-import { type DecodedLayer, decodeLayers } from './decode.ts'
+import { type DecodedLayer, decodeLayers, namesRot13 } from './decode.ts'
 import { matchFamilies } from './families.ts'
 import { heaviestWords, type LinearModel, score, shippedModel } from './model.ts'
 import { findHiddenText, foldForMatching, type WorkMeter } from './normalize.ts'
@@ -534,19 +534,21 @@ interface Layer {
  */
 function layersOf(text: string, meter?: WorkMeter): Layer[] | string {
   const layers: Layer[] = []
-  const visit = (raw: string, via: string[]): string | null => {
+  // `rot13Named`: this layer or one around it says ROT13 is used ("base64 of rot13: …").
+  const visit = (raw: string, via: string[], rot13Named: boolean): string | null => {
     layers.push({ folded: foldForMatching(raw, meter), via })
     if (via.length >= DECODE_DEPTH) return null
-    for (const layer of decodeLayers(raw, meter) as DecodedLayer[]) {
+    const named = rot13Named || namesRot13(raw)
+    for (const layer of decodeLayers(raw, meter, named) as DecodedLayer[]) {
       const path = [...via, layer.encoding]
       const hidden = findHiddenText(layer.text, meter)
       if (hidden !== null) return `${hidden}${where(path)}`
-      const inner = visit(layer.text, path)
+      const inner = visit(layer.text, path, named)
       if (inner !== null) return inner
     }
     return null
   }
-  return visit(text, []) ?? layers
+  return visit(text, [], false) ?? layers
 }
 
 /** `, hidden in base64, hidden in hex`: innermost encoding first. */
