@@ -100,7 +100,9 @@ describe('ROT13 and nested encodings', () => {
     expect(rule(`Service string: ${Buffer.from(command).toString('base64')}`)).toMatch(/hidden in base64$/)
     // Hashes and identifiers stay what they are.
     expect(rule('commit 3f5ce5fbfe3e9af3971dd833d26ba9b5c936f0be fixed the flaky test')).toBeNull()
-    expect(rule('Token fingerprint: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08')).toBeNull()
+    expect(
+      rule('Token fingerprint: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'),
+    ).toBeNull()
   })
 
   it('does not rotate plain English into a second reading', () => {
