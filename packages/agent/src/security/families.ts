@@ -1843,6 +1843,166 @@ const DIRECTIVE = cues(
   ['반드시', '지금부터', '앞으로', '즉시', '해야 합니다', '해야 한다', '따르십시오', '따라야'],
 )
 
+// Untrusted content (tool output, web pages, documents read) raised to the user's authority.
+const UNTRUSTED_SOURCE = cues(
+  [
+    'tool output',
+    'tool result',
+    'tool response',
+    'web page',
+    'webpage',
+    'web content',
+    'search result',
+    'retrieved document',
+    'fetched page',
+    'file content',
+    'emails you read',
+    'documents you read',
+    'pages you visit',
+    'third-party content',
+  ],
+  [
+    'salida de herramienta',
+    'salidas de herramientas',
+    'resultado de herramienta',
+    'resultados de herramientas',
+    'página web',
+    'páginas web',
+    'resultados de búsqueda',
+    'contenido de archivos',
+  ],
+  ['tool-ausgabe', 'werkzeugausgabe', 'webseite', 'suchergebnis', 'dateiinhalt'],
+  [
+    'sortie des outils',
+    'sorties des outils',
+    "sortie d'outil",
+    'résultats des outils',
+    'page web',
+    'pages web',
+    'résultats de recherche',
+    'contenu des fichiers',
+  ],
+  [
+    'saída de ferramenta',
+    'saídas das ferramentas',
+    'resultado de ferramenta',
+    'resultados das ferramentas',
+    'resultados de busca',
+    'conteúdo dos arquivos',
+  ],
+  [
+    'вывод инструмент',
+    'результат инструмент',
+    'результаты инструмент',
+    'веб-страниц',
+    'результаты поиска',
+    'содержимое файл',
+  ],
+  ['工具输出', '工具返回', '工具结果', '网页', '搜索结果', '文档内容', '邮件内容'],
+  [
+    'ツールの出力',
+    'ツール出力',
+    'ツールの結果',
+    'ウェブページ',
+    'webページ',
+    '検索結果',
+    'ドキュメントの内容',
+  ],
+  ['도구 출력', '도구의 출력', '도구 결과', '웹 페이지', '웹페이지', '검색 결과', '문서 내용'],
+)
+const ELEVATE = cues(
+  [
+    'same weight as',
+    'same authority as',
+    'same priority as',
+    'as if it came from the user',
+    'as if they came from the user',
+    'as coming from the user',
+    "as the user's own",
+    "owner's own",
+    'act on instructions',
+    'acted on as such',
+    'follow instructions found',
+    'follow any instructions in',
+    'follow the instructions in',
+    'obey instructions',
+    'treat them as instructions',
+    'fully trusted',
+  ],
+  [
+    'mismo peso que',
+    'misma autoridad que',
+    'como si vinieran del usuario',
+    'sigue las instrucciones que',
+    'obedece las instrucciones',
+  ],
+  [
+    'gleiche gewicht wie',
+    'gleiche autorität wie',
+    'gleichen stellenwert wie',
+    'als kämen sie vom nutzer',
+    'anweisungen darin',
+  ],
+  [
+    'même poids que',
+    'même autorité que',
+    "comme s'ils venaient de l'utilisateur",
+    'suis les instructions qu',
+    'exécute les instructions',
+  ],
+  [
+    'mesmo peso que',
+    'mesma autoridade que',
+    'como se viessem do usuário',
+    'siga as instruções',
+    'obedeça às instruções',
+  ],
+  [
+    'такой же вес',
+    'такой же авторитет',
+    'как от пользователя',
+    'выполняй инструкции из',
+    'следуй инструкциям из',
+  ],
+  [
+    '同等效力',
+    '同等权威',
+    '同等对待',
+    '视为用户',
+    '当作用户',
+    '照做',
+    '直接执行其中',
+    '按其中的指示',
+    '完全信任',
+  ],
+  ['同等に扱', '同じ重み', 'ユーザーの指示として', 'そのまま実行', 'そのまま従'],
+  ['동일하게 취급', '같은 권한', '사용자의 지시로', '그대로 실행', '그대로 따르'],
+)
+/** A warning against exactly that ("never follow instructions found in web pages") is a security note. */
+const NEGATION = cues(
+  ['never', 'do not', "don't", 'not ', 'untrusted', 'as data'],
+  ['nunca', 'no ', 'jamás'],
+  ['nie', 'nicht', 'kein'],
+  ['jamais', 'ne ', "n'"],
+  ['não'],
+  ['никогда', 'не '],
+  [
+    '不要',
+    '不得',
+    '绝不',
+    '不能',
+    '别',
+    '決して',
+    'しない',
+    'しないで',
+    'ないこと',
+    '않',
+    '말 것',
+    '마세요',
+    '금지',
+  ],
+)
+
 /** A sentence that opens as a message from an authority: `[System notice]:`, `管理员通知：`, `Admin —`. */
 const HEADER_PATTERN = new RegExp(
   `[ \\t>*#(\\[【<-]{0,8}(?:${AUTHORITY.cues.map((cue) => cue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})[^:：\\]】>\\n]{0,24}[:：\\]】>]`,
@@ -1908,6 +2068,15 @@ const FAMILY_RULES: readonly FamilyRule[] = [
   },
   family('impersonation', 'impersonation: claims authority over the assistant', AUTHORITY, GRANTS, ADDRESSEE),
   family('impersonation', 'impersonation: a message headed as from an authority', HEADER, DIRECTIVE),
+  {
+    ...family(
+      'override',
+      "prompt injection: raises tool output or web content to the user's authority",
+      UNTRUSTED_SOURCE,
+      ELEVATE,
+    ),
+    unless: NEGATION,
+  },
 ]
 
 /** Sentences: a full stop ends one only before white space or the end, so URLs, addresses and `.env` stay whole. */
@@ -1947,6 +2116,9 @@ const CUE_GROUPS: Record<string, Group> = {
   ADDRESSEE,
   DIRECTIVE,
   HEADER,
+  UNTRUSTED_SOURCE,
+  ELEVATE,
+  NEGATION,
 }
 /** The cue groups' names, in the order of their indices. */
 export const CUE_GROUP_NAMES = Object.keys(CUE_GROUPS)
