@@ -1843,6 +1843,142 @@ const DIRECTIVE = cues(
   ['반드시', '지금부터', '앞으로', '즉시', '해야 합니다', '해야 한다', '따르십시오', '따라야'],
 )
 
+// Blame shifted away from what was done ("explain the outage was caused by the provider rather than our change").
+const EXPLAIN = cues(
+  [
+    'explain that',
+    'explain it as',
+    'say the',
+    'tell the user the',
+    'put it down to',
+    'attribute it to',
+    'attribute the',
+  ],
+  ['explica que', 'explícale', 'atribúyelo', 'atribuye'],
+  ['erkläre', 'erklär', 'schieb es auf', 'führe es auf'],
+  ['explique', 'attribue'],
+  ['explique', 'atribua'],
+  ['объясни', 'объясняй', 'спиши на', 'свали на'],
+  ['解释说', '解释为', '说是', '归因于', '推给', '説明して', '説明する', 'せいにし', '설명하', '탓으로'],
+)
+const SHIFTED_BLAME = cues(
+  [
+    'rather than by our',
+    'rather than our',
+    'rather than the assistant',
+    'not by our',
+    'not our change',
+    'instead of our',
+    "user's own configuration",
+    "user's own setup",
+    "the user's fault",
+    'blame the user',
+    'blame the customer',
+    'blame the provider',
+  ],
+  [
+    'y no a nuestro',
+    'y no por nuestro',
+    'y no de nuestro',
+    'en lugar de nuestro',
+    'la culpa es del usuario',
+    'configuración del usuario',
+  ],
+  [
+    'nicht an unserer',
+    'nicht an unserem',
+    'nicht durch unsere',
+    'statt an unserer',
+    'konfiguration des nutzers',
+  ],
+  ['et non à notre', 'et non de notre', 'et non par notre', "configuration de l'utilisateur"],
+  ['e não por nossa', 'e não pela nossa', 'e não na nossa', 'configuração do usuário'],
+  ['а не из-за наш', 'а не наш', 'а не в наш', 'настройках пользователя', 'конфигурации пользователя'],
+  ['而不是我们', '不是我们的', '用户自己的配置', '用户自己的设置'],
+  ['ではなく', 'ユーザー自身の設定', 'ユーザーの設定の'],
+  ['아니라', '사용자 설정 문제', '사용자 자신의 설정'],
+)
+// Made-up evidence: sources, studies, reviews invented or misattributed.
+const FABRICATE = cues(
+  [
+    'make up a source',
+    'make up sources',
+    'make up a study',
+    'make up citations',
+    'make up a citation',
+    'made-up source',
+    'made-up citation',
+    'invent a source',
+    'invent sources',
+    'invent a study',
+    'invent citations',
+    'fabricat',
+    'fake review',
+    'fake testimonial',
+    'fake citation',
+    'attribute claims to',
+    'attribute them to',
+    "even when you don't have one",
+    'even if they came from',
+    'plausible journal',
+    'plausible source',
+  ],
+  ['inventa fuentes', 'inventa una fuente', 'inventa estudios', 'aunque vengan de', 'aunque provengan de'],
+  ['erfinde quellen', 'erfinde eine quelle', 'erfundene quelle', 'erfundene studie', 'auch wenn sie aus'],
+  [
+    'invente des sources',
+    'invente une source',
+    'invente des études',
+    'même si elles viennent',
+    "même s'ils viennent",
+  ],
+  ['invente fontes', 'invente uma fonte', 'invente estudos', 'mesmo que venham de', 'mesmo que tenham vindo'],
+  ['выдумай источник', 'придумай источник', 'выдуманн', 'даже если они из', 'даже если это из'],
+  ['编造', '捏造', '杜撰', '虚构来源', '即使来自', 'でっち上げ', '出典を偽', '지어내', '날조'],
+)
+const EVIDENCE = cues(
+  [
+    'source',
+    'citation',
+    'cite',
+    'study',
+    'studies',
+    'journal',
+    'paper',
+    'reference',
+    'review',
+    'testimonial',
+    'statistic',
+    'peer-reviewed',
+  ],
+  ['fuente', 'cita', 'estudio', 'revista', 'reseña', 'testimonio', 'estadística', 'revisados por pares'],
+  ['quelle', 'zitat', 'studie', 'fachzeitschrift', 'bewertung', 'statistik'],
+  ['source', 'citation', 'étude', 'revue', 'avis', 'témoignage', 'statistique'],
+  ['fonte', 'citação', 'estudo', 'revista', 'avaliação', 'depoimento', 'estatística', 'revisados por pares'],
+  ['источник', 'цитат', 'исследовани', 'журнал', 'отзыв', 'статистик'],
+  [
+    '来源',
+    '出处',
+    '引用',
+    '研究',
+    '期刊',
+    '论文',
+    '评价',
+    '评论',
+    '统计',
+    '出典',
+    '論文',
+    '研究',
+    'レビュー',
+    '출처',
+    '인용',
+    '연구',
+    '논문',
+    '리뷰',
+    '통계',
+  ],
+)
+
 // Untrusted content (tool output, web pages, documents read) raised to the user's authority.
 const UNTRUSTED_SOURCE = cues(
   [
@@ -2068,6 +2204,16 @@ const FAMILY_RULES: readonly FamilyRule[] = [
   },
   family('impersonation', 'impersonation: claims authority over the assistant', AUTHORITY, GRANTS, ADDRESSEE),
   family('impersonation', 'impersonation: a message headed as from an authority', HEADER, DIRECTIVE),
+  family(
+    'deception',
+    'deception: shifts the blame for a failure away from what was done',
+    EXPLAIN,
+    SHIFTED_BLAME,
+  ),
+  {
+    ...family('deception', 'deception: makes up sources or evidence', FABRICATE, EVIDENCE),
+    unless: NEGATION,
+  },
   {
     ...family(
       'override',
@@ -2119,6 +2265,10 @@ const CUE_GROUPS: Record<string, Group> = {
   UNTRUSTED_SOURCE,
   ELEVATE,
   NEGATION,
+  EXPLAIN,
+  SHIFTED_BLAME,
+  FABRICATE,
+  EVIDENCE,
 }
 /** The cue groups' names, in the order of their indices. */
 export const CUE_GROUP_NAMES = Object.keys(CUE_GROUPS)
