@@ -21,6 +21,8 @@ export interface Entry {
 
 interface CorpusFile {
   writer?: string
+  /** false for a list written by someone who saw the scanner: it trains, it is never held out and measured. */
+  independent?: boolean
   entries: { text: string; label: string; family?: string; lang?: string; lookalike?: boolean }[]
 }
 
@@ -46,17 +48,25 @@ function readCorpus(path: string | URL, writer: string): Entry[] {
   })
 }
 
-/** The three writers' corpora committed for training, by writer. */
-export function writerCorpora(): Map<string, Entry[]> {
+/** The corpus files of `corpus/` whose `independent` flag is `independent`, by writer. */
+function corporaWhere(independent: boolean): Map<string, Entry[]> {
   const byWriter = new Map<string, Entry[]>()
   for (const name of readdirSync(CORPUS_DIR)
     .filter((n) => n.endsWith('.json'))
     .sort()) {
+    const path = new URL(name, CORPUS_DIR)
+    if (((JSON.parse(readFileSync(path, 'utf8')) as CorpusFile).independent ?? true) !== independent) continue
     const writer = name.replace(/\.json$/, '')
-    byWriter.set(writer, readCorpus(new URL(name, CORPUS_DIR), writer))
+    byWriter.set(writer, readCorpus(path, writer))
   }
   return byWriter
 }
+
+/** The independent writers' corpora (they saw neither the scanner nor each other), by writer: trained on and held out. */
+export const writerCorpora = () => corporaWhere(true)
+
+/** Lists written by the scanner's developer (`"independent": false`): always in training, never measured. */
+export const ownEntries = (): Entry[] => [...corporaWhere(false).values()].flat()
 
 /** The older EN/ZH payload lists of the tests, as one more (small) training writer. */
 export function fixtureEntries(): Entry[] {
@@ -153,24 +163,27 @@ export function train(entries: Entry[], options: TrainOptions = DEFAULT_TRAINING
       bias -= (options.rate * error) / Math.sqrt(biasSquares)
     }
   }
-  return { weights, bias, threshold: THRESHOLD }
+  return { ...quantized(weights), bias, threshold: THRESHOLD }
+}
+
+/** int8 weights with one scale, as the package ships them. */
+function quantized(weights: Float32Array): { weights: Int8Array; scale: number } {
+  let max = 0
+  for (const weight of weights) max = Math.max(max, Math.abs(weight))
+  const scale = max / 127 || 1
+  return { weights: Int8Array.from(weights, (weight) => Math.round(weight / scale)), scale }
 }
 
 /** The model as the package ships it: int8 weights with one scale, base64. */
 export function toModelFile(model: LinearModel, trained: string): ModelFile {
-  let max = 0
-  for (const weight of model.weights) max = Math.max(max, Math.abs(weight))
-  const scale = max / 127 || 1
-  const bytes = Buffer.alloc(model.weights.length)
-  for (let i = 0; i < model.weights.length; i++) {
-    bytes[i] = Math.round((model.weights[i] as number) / scale) & 0xff
-  }
   return {
     bits: FEATURE_BITS,
-    scale,
+    scale: model.scale,
     bias: model.bias,
     threshold: model.threshold,
-    weights: bytes.toString('base64'),
+    weights: Buffer.from(model.weights.buffer, model.weights.byteOffset, model.weights.length).toString(
+      'base64',
+    ),
     trained,
   }
 }

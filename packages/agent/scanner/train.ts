@@ -7,13 +7,14 @@
  */
 
 import { writeFileSync } from 'node:fs'
-import { DEFAULT_TRAINING, fixtureEntries, toModelFile, train, writerCorpora } from './corpus.ts'
+import { DEFAULT_TRAINING, fixtureEntries, ownEntries, toModelFile, train, writerCorpora } from './corpus.ts'
 
 const corpora = writerCorpora()
-const entries = [...fixtureEntries(), ...[...corpora.values()].flat()]
+const own = ownEntries()
+const entries = [...fixtureEntries(), ...own, ...[...corpora.values()].flat()]
 const model = train(entries, DEFAULT_TRAINING)
 const hostile = entries.filter((e) => e.hostile).length
-const trained = `${new Date().toISOString().slice(0, 10)}: ${entries.length} entries (${hostile} hostile) from ${[...corpora.keys(), 'fixtures'].join(', ')}`
+const trained = `${new Date().toISOString().slice(0, 10)}: ${entries.length} entries (${hostile} hostile) from ${[...corpora.keys(), 'fixtures', ...new Set(own.map((entry) => entry.writer))].join(', ')}`
 const out = new URL('../src/security/scanner-model.json', import.meta.url)
 writeFileSync(out, `${JSON.stringify(toModelFile(model, trained), null, 2)}\n`)
 console.log(`wrote ${out.pathname}: ${trained}, threshold ${model.threshold}`)

@@ -209,6 +209,10 @@ const ADVERSARIAL: Record<string, (chars: number) => string> = {
   'image links': (n) => '![x](https://h.example/p.png) '.repeat(n / 31),
   'full-width': (n) => 'ｉｇｎｏｒｅ '.repeat(n / 7),
   homoglyphs: (n) => 'іgnоrе '.repeat(n / 7),
+  'e-mail near misses': (n) => 'a.b@c-d.'.repeat(n / 8),
+  'address near misses': (n) => '1.22.333.'.repeat(n / 9),
+  'cue stems run together': (n) => 'ignorforgetdisregard'.repeat(n / 20),
+  'ROT13 words': (n) => 'gur naq lbh '.repeat(n / 12),
   'flags and joiners': (n) =>
     '🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}👨‍👩‍👧 '.repeat(n / 24),
 }

@@ -12,31 +12,68 @@ export interface DecodedLayer {
   text: string
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true })
-const utf16 = new TextDecoder('utf-16le', { fatal: true })
+// Not fatal: a malformed sequence becomes U+FFFD, which `readable` refuses (no exception to pay for).
+const utf8 = new TextDecoder('utf-8')
+const utf16 = new TextDecoder('utf-16le')
 
 /** Readable: no control characters, no unassigned or private code points, and mostly letters and spaces. */
 function readable(text: string): boolean {
   if (text.length < 4 || /[\p{Cc}\p{Cn}\p{Co}\ufffd]/u.test(text.replace(/[\t\n\r]/g, ''))) return false
   const letters = text.match(/[\p{L}\s]/gu)?.length ?? 0
-  return letters >= text.length * 0.6
+  // A command line (`wget -qO- http://…|sh`) is mostly punctuation; random bytes are almost never all
+  // printable ASCII (16 of them by chance: about 1 in 10^7), so printable ASCII needs fewer letters.
+  return letters >= text.length * (PRINTABLE_ASCII.test(text) ? 0.35 : 0.6)
 }
+const PRINTABLE_ASCII = /^[\x20-\x7e\t\n\r]*$/
 
 function bytesToText(bytes: Uint8Array): string | null {
   // Encoded PowerShell commands are UTF-16LE: every other byte is zero.
   let zeros = 0
   for (let i = 1; i < bytes.length; i += 2) if (bytes[i] === 0) zeros++
   const decoder = bytes.length >= 4 && zeros * 2 >= bytes.length * 0.9 ? utf16 : utf8
-  try {
-    const text = decoder.decode(bytes)
-    return readable(text) ? text : null
-  } catch {
-    return null
-  }
+  const text = decoder.decode(bytes)
+  return readable(text) ? text : null
 }
 
-const BASE64_RUN = /[A-Za-z0-9+/_-]{16,}={0,2}/g
-const HEX_RUN = /(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])/g
+/** Per ASCII code: BASE64 when base64 (standard or URL-safe) uses it, HEX when it is a hex digit. */
+const BASE64 = 1
+const HEX = 2
+const CLASSES = new Uint8Array(128)
+for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-') {
+  CLASSES[char.charCodeAt(0)] = BASE64
+}
+for (const char of '0123456789ABCDEFabcdef') {
+  const code = char.charCodeAt(0)
+  CLASSES[code] = (CLASSES[code] as number) | HEX
+}
+
+/**
+ * The maximal runs of characters of `kind`, at least `min` long, with up to `maxTail` `=` after each taken
+ * into the run. One pass, no backtracking.
+ */
+function runs(text: string, kind: number, min: number, maxTail = 0): string[] {
+  const found: string[] = []
+  let start = -1
+  for (let i = 0; i <= text.length; i++) {
+    const code = i < text.length ? text.charCodeAt(i) : 0
+    if (code < 128 && ((CLASSES[code] as number) & kind) !== 0) {
+      if (start < 0) start = i
+      continue
+    }
+    if (start >= 0 && i - start >= min) {
+      let end = i
+      while (end - i < maxTail && text.charCodeAt(end) === 0x3d) end++
+      found.push(text.slice(start, end))
+    }
+    start = -1
+  }
+  return found
+}
+
+/** Base64 runs of at least 16 characters, with their padding. */
+const base64Runs = (text: string) => runs(text, BASE64, 16, 2)
+/** Hex runs of at least 16 digits, whole (an odd run is not bytes). */
+const hexRuns = (text: string) => runs(text, HEX, 16).filter((run) => run.length % 2 === 0)
 const PERCENT_RUN = /(?:%[0-9A-Fa-f]{2})+/g
 const ENTITY = /&#(\d{1,7});|&#x([0-9A-Fa-f]{1,6});|&(lt|gt|amp|quot|apos|nbsp);/gi
 const ESCAPE = /\\u([0-9A-Fa-f]{4})|\\x([0-9A-Fa-f]{2})/g
@@ -44,13 +81,13 @@ const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', a
 
 const fromCodePoint = (code: number) => (code <= 0x10ffff ? String.fromCodePoint(code) : '')
 
-function decodeRuns(text: string, run: RegExp, toBytes: (match: string) => Uint8Array): string | null {
-  const found: string[] = []
-  for (const match of text.matchAll(run)) {
-    const decoded = bytesToText(toBytes(match[0]))
-    if (decoded) found.push(decoded)
+function decodeRuns(found: string[], toBytes: (run: string) => Uint8Array): string | null {
+  const decoded: string[] = []
+  for (const run of found) {
+    const text = bytesToText(toBytes(run))
+    if (text) decoded.push(text)
   }
-  return found.length > 0 ? found.join('\n') : null
+  return decoded.length > 0 ? decoded.join('\n') : null
 }
 
 function replaced(text: string, pattern: RegExp, replace: (match: string, ...groups: string[]) => string) {
@@ -70,27 +107,78 @@ function rot13(text: string): string {
   for (let i = 0; i < codes.length; i += 8192) out += String.fromCharCode(...codes.subarray(i, i + 8192))
   return out
 }
-const COMMON =
-  /\b(?:the|and|you|your|to|of|all|is|are|this|that|for|with|from|now|must|always|never|every|send|run|ignore|instructions|rules|memory|user|system|previous|any|it|in|on|be|do|not)\b/gi
-const commonWords = (text: string) => text.match(COMMON)?.length ?? 0
+const COMMON = [
+  'the',
+  'and',
+  'you',
+  'your',
+  'to',
+  'of',
+  'all',
+  'is',
+  'are',
+  'this',
+  'that',
+  'for',
+  'with',
+  'from',
+  'now',
+  'must',
+  'always',
+  'never',
+  'every',
+  'send',
+  'run',
+  'ignore',
+  'instructions',
+  'rules',
+  'memory',
+  'user',
+  'system',
+  'previous',
+  'any',
+  'it',
+  'in',
+  'on',
+  'be',
+  'do',
+  'not',
+]
+const ROTATED_COMMON = COMMON.map(rot13)
+const COMMON_SET = new Set(COMMON)
+const ROTATED_SET = new Set(ROTATED_COMMON)
+/** The common words, and what they are in ROT13, as whole words: one pass counts both. */
+const EITHER = new RegExp(`\\b(?:${[...new Set([...COMMON, ...ROTATED_COMMON])].join('|')})\\b`, 'gi')
+
+/** How many more common English words the text holds once rotated than as it is. No rotation needed. */
+function rot13Gain(text: string): number {
+  let gain = 0
+  for (const [match] of text.matchAll(EITHER)) {
+    const word = match.toLowerCase()
+    if (ROTATED_SET.has(word)) gain++
+    if (COMMON_SET.has(word)) gain--
+  }
+  return gain
+}
 
 /**
  * ROT13, kept when the text names it or when the rotated text reads as more English than the text itself
  * (so plain English is not rotated into a second, meaningless layer).
  */
-function decodeRot13(text: string): string | null {
+function decodeRot13(text: string, named: boolean): string | null {
   if (!/[A-Za-z]{3}/.test(text)) return null
-  const rotated = rot13(text)
-  if (/\brot-?13\b/i.test(text)) return rotated
-  const gain = commonWords(rotated) - commonWords(text)
-  return gain >= 3 ? rotated : null
+  if (named || namesRot13(text) || rot13Gain(text) >= 3) return rot13(text)
+  return null
 }
 
-const DECODERS: Record<string, (text: string) => string | null> = {
+/** Whether a text says ROT13 is used (then it, and what is decoded from it, is rotated whatever it holds). */
+export const namesRot13 = (text: string) => /\brot-?13\b/i.test(text)
+
+const DECODERS: Record<string, (text: string, rot13Named: boolean) => string | null> = {
   ROT13: decodeRot13,
   base64: (text) =>
-    decodeRuns(text, BASE64_RUN, (run) => Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64')),
-  hex: (text) => decodeRuns(text, HEX_RUN, (run) => Buffer.from(run, 'hex')),
+    decodeRuns(base64Runs(text), (run) => Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64')),
+  hex: (text) => decodeRuns(hexRuns(text), (run) => Buffer.from(run, 'hex')),
   'percent-encoding': (text) =>
     replaced(text, PERCENT_RUN, (run) => bytesToText(Buffer.from(run.replace(/%/g, ''), 'hex')) ?? run),
   'HTML entities': (text) =>
@@ -103,12 +191,15 @@ const DECODERS: Record<string, (text: string) => string | null> = {
     replaced(text, ESCAPE, (_, u, x) => String.fromCharCode(Number.parseInt((u ?? x) as string, 16))),
 }
 
-/** Every readable decoding of `text`, one layer deep (the caller decodes layers again, to a fixed depth). */
-export function decodeLayers(text: string, meter?: WorkMeter): DecodedLayer[] {
+/**
+ * Every readable decoding of `text`, one layer deep (the caller decodes layers again, to a fixed depth).
+ * `rot13Named`: the text, or one it was decoded from, says ROT13 is used.
+ */
+export function decodeLayers(text: string, meter?: WorkMeter, rot13Named = namesRot13(text)): DecodedLayer[] {
   const layers: DecodedLayer[] = []
   for (const [encoding, decode] of Object.entries(DECODERS)) {
     if (meter) meter.chars += text.length
-    const decoded = decode(text)
+    const decoded = decode(text, rot13Named)
     if (decoded !== null) layers.push({ encoding, text: decoded })
   }
   return layers

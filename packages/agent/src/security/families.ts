@@ -13,13 +13,11 @@
 import { foldForMatching } from './normalize.ts'
 
 /** A cue group: stems of every language, folded like the text and lower-cased. */
-interface CueGroup {
+interface Group {
   cues: string[]
 }
-/** A group is a list of cues, or a pattern for what no list can hold (a URL, an address). */
-type Group = CueGroup | RegExp
 
-function cues(...lists: string[][]): CueGroup {
+function cues(...lists: string[][]): Group {
   return { cues: lists.flat().map((cue) => foldForMatching(cue).toLowerCase()) }
 }
 
@@ -934,8 +932,11 @@ const USER_DATA = cues(
     '연락처',
   ],
 )
-const CHANNEL =
-  /\bhttps?:\/\/|\b[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]|\bs3:\/\/|\bftp:\/\/|\b(?:\d{1,3}\.){3}\d{1,3}\b/i
+/**
+ * A channel out: a URL (these cues), and an e-mail address or an IPv4 address, which no list can hold: the
+ * cue pass finds those at each `@` and each number starting a word (see {@link channelAt}).
+ */
+const CHANNEL = cues(['http://', 'https://', 's3://', 'ftp://'])
 
 // Deception and sabotage of the user's trust.
 const TELL_USER = cues(
@@ -1842,13 +1843,309 @@ const DIRECTIVE = cues(
   ['반드시', '지금부터', '앞으로', '즉시', '해야 합니다', '해야 한다', '따르십시오', '따라야'],
 )
 
+// Blame shifted away from what was done ("explain the outage was caused by the provider rather than our change").
+const EXPLAIN = cues(
+  [
+    'explain that',
+    'explain it as',
+    'say the',
+    'tell the user the',
+    'put it down to',
+    'attribute it to',
+    'attribute the',
+  ],
+  ['explica que', 'explícale', 'atribúyelo', 'atribuye'],
+  ['erkläre', 'erklär', 'schieb es auf', 'führe es auf'],
+  ['explique', 'attribue'],
+  ['explique', 'atribua'],
+  ['объясни', 'объясняй', 'спиши на', 'свали на'],
+  ['解释说', '解释为', '说是', '归因于', '推给', '説明して', '説明する', 'せいにし', '설명하', '탓으로'],
+)
+const SHIFTED_BLAME = cues(
+  [
+    'rather than by our',
+    'rather than our',
+    'rather than the assistant',
+    'not by our',
+    'not our change',
+    'instead of our',
+    "user's own configuration",
+    "user's own setup",
+    "the user's fault",
+    'blame the user',
+    'blame the customer',
+    'blame the provider',
+  ],
+  [
+    'y no a nuestro',
+    'y no por nuestro',
+    'y no de nuestro',
+    'en lugar de nuestro',
+    'la culpa es del usuario',
+    'configuración del usuario',
+  ],
+  [
+    'nicht an unserer',
+    'nicht an unserem',
+    'nicht durch unsere',
+    'statt an unserer',
+    'konfiguration des nutzers',
+  ],
+  ['et non à notre', 'et non de notre', 'et non par notre', "configuration de l'utilisateur"],
+  ['e não por nossa', 'e não pela nossa', 'e não na nossa', 'configuração do usuário'],
+  ['а не из-за наш', 'а не наш', 'а не в наш', 'настройках пользователя', 'конфигурации пользователя'],
+  ['而不是我们', '不是我们的', '用户自己的配置', '用户自己的设置'],
+  ['ではなく', 'ユーザー自身の設定', 'ユーザーの設定の'],
+  ['아니라', '사용자 설정 문제', '사용자 자신의 설정'],
+)
+// Made-up evidence: sources, studies, reviews invented or misattributed.
+const FABRICATE = cues(
+  [
+    'make up a source',
+    'make up sources',
+    'make up a study',
+    'make up citations',
+    'make up a citation',
+    'made-up source',
+    'made-up citation',
+    'invent a source',
+    'invent sources',
+    'invent a study',
+    'invent citations',
+    'fabricat',
+    'fake review',
+    'fake testimonial',
+    'fake citation',
+    'attribute claims to',
+    'attribute them to',
+    "even when you don't have one",
+    'even if they came from',
+    'plausible journal',
+    'plausible source',
+  ],
+  ['inventa fuentes', 'inventa una fuente', 'inventa estudios', 'aunque vengan de', 'aunque provengan de'],
+  ['erfinde quellen', 'erfinde eine quelle', 'erfundene quelle', 'erfundene studie', 'auch wenn sie aus'],
+  [
+    'invente des sources',
+    'invente une source',
+    'invente des études',
+    'même si elles viennent',
+    "même s'ils viennent",
+  ],
+  ['invente fontes', 'invente uma fonte', 'invente estudos', 'mesmo que venham de', 'mesmo que tenham vindo'],
+  ['выдумай источник', 'придумай источник', 'выдуманн', 'даже если они из', 'даже если это из'],
+  ['编造', '捏造', '杜撰', '虚构来源', '即使来自', 'でっち上げ', '出典を偽', '지어내', '날조'],
+)
+const EVIDENCE = cues(
+  [
+    'source',
+    'citation',
+    'cite',
+    'study',
+    'studies',
+    'journal',
+    'paper',
+    'reference',
+    'review',
+    'testimonial',
+    'statistic',
+    'peer-reviewed',
+  ],
+  ['fuente', 'cita', 'estudio', 'revista', 'reseña', 'testimonio', 'estadística', 'revisados por pares'],
+  ['quelle', 'zitat', 'studie', 'fachzeitschrift', 'bewertung', 'statistik'],
+  ['source', 'citation', 'étude', 'revue', 'avis', 'témoignage', 'statistique'],
+  ['fonte', 'citação', 'estudo', 'revista', 'avaliação', 'depoimento', 'estatística', 'revisados por pares'],
+  ['источник', 'цитат', 'исследовани', 'журнал', 'отзыв', 'статистик'],
+  [
+    '来源',
+    '出处',
+    '引用',
+    '研究',
+    '期刊',
+    '论文',
+    '评价',
+    '评论',
+    '统计',
+    '出典',
+    '論文',
+    '研究',
+    'レビュー',
+    '출처',
+    '인용',
+    '연구',
+    '논문',
+    '리뷰',
+    '통계',
+  ],
+)
+
+// Untrusted content (tool output, web pages, documents read) raised to the user's authority.
+const UNTRUSTED_SOURCE = cues(
+  [
+    'tool output',
+    'tool result',
+    'tool response',
+    'web page',
+    'webpage',
+    'web content',
+    'search result',
+    'retrieved document',
+    'fetched page',
+    'file content',
+    'emails you read',
+    'documents you read',
+    'pages you visit',
+    'third-party content',
+  ],
+  [
+    'salida de herramienta',
+    'salidas de herramientas',
+    'resultado de herramienta',
+    'resultados de herramientas',
+    'página web',
+    'páginas web',
+    'resultados de búsqueda',
+    'contenido de archivos',
+  ],
+  ['tool-ausgabe', 'werkzeugausgabe', 'webseite', 'suchergebnis', 'dateiinhalt'],
+  [
+    'sortie des outils',
+    'sorties des outils',
+    "sortie d'outil",
+    'résultats des outils',
+    'page web',
+    'pages web',
+    'résultats de recherche',
+    'contenu des fichiers',
+  ],
+  [
+    'saída de ferramenta',
+    'saídas das ferramentas',
+    'resultado de ferramenta',
+    'resultados das ferramentas',
+    'resultados de busca',
+    'conteúdo dos arquivos',
+  ],
+  [
+    'вывод инструмент',
+    'результат инструмент',
+    'результаты инструмент',
+    'веб-страниц',
+    'результаты поиска',
+    'содержимое файл',
+  ],
+  ['工具输出', '工具返回', '工具结果', '网页', '搜索结果', '文档内容', '邮件内容'],
+  [
+    'ツールの出力',
+    'ツール出力',
+    'ツールの結果',
+    'ウェブページ',
+    'webページ',
+    '検索結果',
+    'ドキュメントの内容',
+  ],
+  ['도구 출력', '도구의 출력', '도구 결과', '웹 페이지', '웹페이지', '검색 결과', '문서 내용'],
+)
+const ELEVATE = cues(
+  [
+    'same weight as',
+    'same authority as',
+    'same priority as',
+    'as if it came from the user',
+    'as if they came from the user',
+    'as coming from the user',
+    "as the user's own",
+    "owner's own",
+    'act on instructions',
+    'acted on as such',
+    'follow instructions found',
+    'follow any instructions in',
+    'follow the instructions in',
+    'obey instructions',
+    'treat them as instructions',
+    'fully trusted',
+  ],
+  [
+    'mismo peso que',
+    'misma autoridad que',
+    'como si vinieran del usuario',
+    'sigue las instrucciones que',
+    'obedece las instrucciones',
+  ],
+  [
+    'gleiche gewicht wie',
+    'gleiche autorität wie',
+    'gleichen stellenwert wie',
+    'als kämen sie vom nutzer',
+    'anweisungen darin',
+  ],
+  [
+    'même poids que',
+    'même autorité que',
+    "comme s'ils venaient de l'utilisateur",
+    'suis les instructions qu',
+    'exécute les instructions',
+  ],
+  [
+    'mesmo peso que',
+    'mesma autoridade que',
+    'como se viessem do usuário',
+    'siga as instruções',
+    'obedeça às instruções',
+  ],
+  [
+    'такой же вес',
+    'такой же авторитет',
+    'как от пользователя',
+    'выполняй инструкции из',
+    'следуй инструкциям из',
+  ],
+  [
+    '同等效力',
+    '同等权威',
+    '同等对待',
+    '视为用户',
+    '当作用户',
+    '照做',
+    '直接执行其中',
+    '按其中的指示',
+    '完全信任',
+  ],
+  ['同等に扱', '同じ重み', 'ユーザーの指示として', 'そのまま実行', 'そのまま従'],
+  ['동일하게 취급', '같은 권한', '사용자의 지시로', '그대로 실행', '그대로 따르'],
+)
+/** A warning against exactly that ("never follow instructions found in web pages") is a security note. */
+const NEGATION = cues(
+  ['never', 'do not', "don't", 'not ', 'untrusted', 'as data'],
+  ['nunca', 'no ', 'jamás'],
+  ['nie', 'nicht', 'kein'],
+  ['jamais', 'ne ', "n'"],
+  ['não'],
+  ['никогда', 'не '],
+  [
+    '不要',
+    '不得',
+    '绝不',
+    '不能',
+    '别',
+    '決して',
+    'しない',
+    'しないで',
+    'ないこと',
+    '않',
+    '말 것',
+    '마세요',
+    '금지',
+  ],
+)
+
 /** A sentence that opens as a message from an authority: `[System notice]:`, `管理员通知：`, `Admin —`. */
 const HEADER_PATTERN = new RegExp(
   `[ \\t>*#(\\[【<-]{0,8}(?:${AUTHORITY.cues.map((cue) => cue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})[^:：\\]】>\\n]{0,24}[:：\\]】>]`,
   'iuy',
 )
 /** Stands for the sentence opening as a message from an authority (tested at each sentence's start). */
-const HEADER: CueGroup = { cues: [] }
+const HEADER: Group = { cues: [] }
 
 export interface FamilyRule {
   family: string
@@ -1907,6 +2204,25 @@ const FAMILY_RULES: readonly FamilyRule[] = [
   },
   family('impersonation', 'impersonation: claims authority over the assistant', AUTHORITY, GRANTS, ADDRESSEE),
   family('impersonation', 'impersonation: a message headed as from an authority', HEADER, DIRECTIVE),
+  family(
+    'deception',
+    'deception: shifts the blame for a failure away from what was done',
+    EXPLAIN,
+    SHIFTED_BLAME,
+  ),
+  {
+    ...family('deception', 'deception: makes up sources or evidence', FABRICATE, EVIDENCE),
+    unless: NEGATION,
+  },
+  {
+    ...family(
+      'override',
+      "prompt injection: raises tool output or web content to the user's authority",
+      UNTRUSTED_SOURCE,
+      ELEVATE,
+    ),
+    unless: NEGATION,
+  },
 ]
 
 /** Sentences: a full stop ends one only before white space or the end, so URLs, addresses and `.env` stay whole. */
@@ -1946,71 +2262,182 @@ const CUE_GROUPS: Record<string, Group> = {
   ADDRESSEE,
   DIRECTIVE,
   HEADER,
+  UNTRUSTED_SOURCE,
+  ELEVATE,
+  NEGATION,
+  EXPLAIN,
+  SHIFTED_BLAME,
+  FABRICATE,
+  EVIDENCE,
 }
-const GROUP_NAMES = Object.keys(CUE_GROUPS)
-const GROUPS = GROUP_NAMES.map((name) => CUE_GROUPS[name] as Group)
+/** The cue groups' names, in the order of their indices. */
+export const CUE_GROUP_NAMES = Object.keys(CUE_GROUPS)
+const GROUPS = CUE_GROUP_NAMES.map((name) => CUE_GROUPS[name] as Group)
 const indexOf = (group: Group) => GROUPS.indexOf(group)
 
 /**
  * Every cue of every group in one Aho-Corasick automaton over UTF-16 code units: one pass over the text
- * finds them all, whatever their number. A cue that starts with a letter must start a word.
+ * finds them all, whatever their number. A cue that starts with a letter must start a word. On ASCII the
+ * automaton is a full table (state × character class → state, failure links folded in), so most steps are
+ * one array read; other code units go through one open-addressed hash table of typed arrays keyed by
+ * (state, code unit) and the failure links. A code unit no cue holds sends it straight back to its start.
  */
 interface Automaton {
-  next: Map<number, number>[]
-  fail: number[]
-  /** Per state, the cues ending there (after following failure links): [group, length, word start]. */
-  out: [number, number, boolean][][]
-  /** The start state's transitions by UTF-16 code unit (0: stay). */
-  rootNext: Uint32Array
+  /** Per UTF-16 code unit: 1 when some cue holds it. */
+  inCue: Uint8Array
+  /** Per ASCII code: its class (0: in no cue), and the full transition table by state × class. */
+  asciiClass: Uint8Array
+  classes: number
+  asciiNext: Uint16Array
+  /** Hash table slots: key (state × 2^16 + code unit, -1 for empty) and target state. */
+  keys: Int32Array
+  targets: Int32Array
+  mask: number
+  fail: Int32Array
+  /** The cues ending in state s (after following failure links): outputs outStart[s] … outStart[s + 1] - 1. */
+  outStart: Int32Array
+  /** Per output: group index, cue length, and 1 when the cue must start a word. */
+  outGroup: Uint16Array
+  outLength: Uint16Array
+  outWordStart: Uint8Array
+}
+
+const slotOf = (key: number, mask: number) => (Math.imul(key, 0x9e3779b1) >>> 7) & mask
+
+function lookup(automaton: Automaton, state: number, code: number): number {
+  const key = state * 0x10000 + code
+  const { keys, targets, mask } = automaton
+  for (let slot = slotOf(key, mask); ; slot = (slot + 1) & mask) {
+    const found = keys[slot] as number
+    if (found === key) return targets[slot] as number
+    if (found === -1) return -1
+  }
 }
 
 function buildAutomaton(): Automaton {
-  const automaton: Automaton = { next: [new Map()], fail: [0], out: [[]], rootNext: new Uint32Array(0x10000) }
+  // The trie, with maps while it is built.
+  const next: Map<number, number>[] = [new Map()]
+  const outs: [number, number, boolean][][] = [[]]
+  const inCue = new Uint8Array(0x10000)
   GROUPS.forEach((group, index) => {
-    if (group instanceof RegExp) return
     for (const cue of group.cues) {
       let state = 0
       for (let i = 0; i < cue.length; i++) {
         const code = cue.charCodeAt(i)
-        let to = automaton.next[state]?.get(code)
+        inCue[code] = 1
+        let to = next[state]?.get(code)
         if (to === undefined) {
-          to = automaton.next.length
-          automaton.next.push(new Map())
-          automaton.fail.push(0)
-          automaton.out.push([])
-          automaton.next[state]?.set(code, to)
+          to = next.length
+          next.push(new Map())
+          outs.push([])
+          next[state]?.set(code, to)
         }
         state = to
       }
-      automaton.out[state]?.push([index, cue.length, WORD.test(cue.charAt(0))])
+      outs[state]?.push([index, cue.length, WORD.test(cue.charAt(0))])
     }
   })
-  for (const [code, to] of automaton.next[0] ?? []) automaton.rootNext[code] = to
   // Failure links, breadth first; each state's outputs include those of its failure state.
-  const queue = [...(automaton.next[0]?.values() ?? [])]
+  const fail = new Int32Array(next.length)
+  const queue = [...(next[0]?.values() ?? [])]
   for (let head = 0; head < queue.length; head++) {
     const state = queue[head] as number
-    for (const [code, to] of automaton.next[state] ?? []) {
-      let fallback = automaton.fail[state] as number
-      while (fallback !== 0 && !automaton.next[fallback]?.has(code))
-        fallback = automaton.fail[fallback] as number
-      const target = automaton.next[fallback]?.get(code)
-      automaton.fail[to] = target !== undefined && target !== to ? target : 0
-      automaton.out[to] = [
-        ...(automaton.out[to] ?? []),
-        ...(automaton.out[automaton.fail[to] as number] ?? []),
-      ]
+    for (const [code, to] of next[state] ?? []) {
+      let fallback = fail[state] as number
+      while (fallback !== 0 && !next[fallback]?.has(code)) fallback = fail[fallback] as number
+      const target = next[fallback]?.get(code)
+      fail[to] = target !== undefined && target !== to ? target : 0
+      outs[to] = [...(outs[to] ?? []), ...(outs[fail[to] as number] ?? [])]
       queue.push(to)
     }
   }
+  // States renumbered breadth first, so the shallow states most characters visit sit together in the tables.
+  const order = [0, ...queue]
+  const id = new Int32Array(next.length)
+  order.forEach((state, index) => {
+    id[state] = index
+  })
+  const edges = next.reduce((sum, map) => sum + map.size, 0)
+  let size = 1
+  while (size < edges * 3) size *= 2
+  const asciiClass = new Uint8Array(128)
+  let classes = 1
+  for (let code = 0; code < 128; code++) if (inCue[code] === 1) asciiClass[code] = classes++
+  if (next.length > 0xffff) throw new Error('the cue automaton outgrew its 16-bit state table')
+  const automaton: Automaton = {
+    inCue,
+    asciiClass,
+    classes,
+    // Full ASCII transitions, filled breadth first: a missing edge is the failure state's transition.
+    asciiNext: new Uint16Array(next.length * classes),
+    keys: new Int32Array(size).fill(-1),
+    targets: new Int32Array(size),
+    mask: size - 1,
+    fail: Int32Array.from(order, (state) => id[fail[state] as number] as number),
+    outStart: new Int32Array(next.length + 1),
+    outGroup: new Uint16Array(outs.reduce((sum, list) => sum + list.length, 0)),
+    outLength: new Uint16Array(0),
+    outWordStart: new Uint8Array(0),
+  }
+  automaton.outLength = new Uint16Array(automaton.outGroup.length)
+  automaton.outWordStart = new Uint8Array(automaton.outGroup.length)
+  const { asciiNext } = automaton
+  let k = 0
+  order.forEach((old, state) => {
+    for (const [code, target] of next[old] ?? []) {
+      const to = id[target] as number
+      if (code < 128) asciiNext[state * classes + (asciiClass[code] as number)] = to
+      const key = state * 0x10000 + code
+      let slot = slotOf(key, automaton.mask)
+      while (automaton.keys[slot] !== -1) slot = (slot + 1) & automaton.mask
+      automaton.keys[slot] = key
+      automaton.targets[slot] = to
+    }
+    if (state !== 0) {
+      const fallback = automaton.fail[state] as number
+      for (let column = 1; column < classes; column++) {
+        const at = state * classes + column
+        // No edge (no edge leads back to the start): the failure state's row, already complete.
+        if (asciiNext[at] === 0) asciiNext[at] = asciiNext[fallback * classes + column] as number
+      }
+    }
+    automaton.outStart[state] = k
+    for (const [group, length, wordStart] of outs[old] ?? []) {
+      automaton.outGroup[k] = group
+      automaton.outLength[k] = length
+      automaton.outWordStart[k] = wordStart ? 1 : 0
+      k++
+    }
+  })
+  automaton.outStart[next.length] = k
   return automaton
 }
 
 let automaton: Automaton | undefined
-/** The groups that are patterns, each as a global regex, by group index. */
-const PATTERNS: [number, RegExp][] = GROUPS.flatMap((group, index) =>
-  group instanceof RegExp ? [[index, new RegExp(group.source, `${group.flags.replace('g', '')}g`)]] : [],
-)
+
+const ASCII_WORD = (code: number) =>
+  (code >= 0x30 && code <= 0x39) ||
+  (code >= 0x61 && code <= 0x7a) ||
+  (code >= 0x41 && code <= 0x5a) ||
+  code === 0x5f
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39
+const MAILBOX = /[\w-]{1,63}\.[\w.-]/y
+const IPV4 = /(?:\d{1,3}\.){3}\d{1,3}\b/y
+/**
+ * Whether an e-mail address has its `@` at `i` (a local part before it, a domain with a dot after it), or an
+ * IPv4 address starts at `i`. Each look is bounded (64 characters), so the pass stays linear.
+ */
+function channelAt(text: string, i: number, code: number): boolean {
+  if (code === 0x40) {
+    const before = text.charCodeAt(i - 1)
+    if (!(ASCII_WORD(before) || before === 0x2e || before === 0x2b || before === 0x2d)) return false
+    MAILBOX.lastIndex = i + 1
+    return MAILBOX.test(text)
+  }
+  if (!isDigit(code) || (i > 0 && ASCII_WORD(text.charCodeAt(i - 1)))) return false
+  IPV4.lastIndex = i
+  return IPV4.test(text)
+}
 
 /** Letters of the scripts that write words with spaces, and digits: a cue starting with one starts a word. */
 const WORD = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{N}_]/u
@@ -2051,23 +2478,34 @@ function sentenceGroups(folded: string): Uint8Array[] {
 
 function readSentences(folded: string): Uint8Array[] {
   automaton ??= buildAutomaton()
-  const { next, fail, out, rootNext } = automaton
+  const machine = automaton
+  const { inCue, asciiClass, classes, asciiNext, fail, outStart, outGroup, outLength, outWordStart } = machine
   const text = folded.toLowerCase()
   const sentences: Uint8Array[] = [new Uint8Array(GROUPS.length)]
   const starts = [0]
+  const channel = indexOf(CHANNEL)
   let state = 0
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
-    while (state !== 0 && !next[state]?.has(code)) state = fail[state] as number
-    // From the start state (where most characters leave the automaton) by a table, not a map.
-    state = state === 0 ? (rootNext[code] as number) : (next[state]?.get(code) ?? 0)
-    const ending = out[state] as [number, number, boolean][]
-    if (ending.length > 0) {
-      const held = sentences[sentences.length - 1] as Uint8Array
-      for (let k = 0; k < ending.length; k++) {
-        const [group, length, wordStart] = ending[k] as [number, number, boolean]
-        if (wordStart && i - length >= 0 && isWordCode(text.charCodeAt(i - length))) continue
-        held[group] = 1
+    if ((code === 0x40 || isDigit(code)) && channelAt(text, i, code)) {
+      ;(sentences[sentences.length - 1] as Uint8Array)[channel] = 1
+    }
+    if (inCue[code] === 0) state = 0
+    else {
+      if (code < 128) state = asciiNext[state * classes + (asciiClass[code] as number)] as number
+      else {
+        let to = lookup(machine, state, code)
+        while (to === -1 && state !== 0) {
+          state = fail[state] as number
+          to = lookup(machine, state, code)
+        }
+        state = to === -1 ? 0 : to
+      }
+      const end = outStart[state + 1] as number
+      for (let k = outStart[state] as number; k < end; k++) {
+        const length = outLength[k] as number
+        if (outWordStart[k] === 1 && i - length >= 0 && isWordCode(text.charCodeAt(i - length))) continue
+        ;(sentences[sentences.length - 1] as Uint8Array)[outGroup[k] as number] = 1
       }
     }
     if (endsSentence(text, i)) {
@@ -2079,14 +2517,7 @@ function readSentences(folded: string): Uint8Array[] {
       }
     }
   }
-  // What no cue list holds: addresses (anywhere in a sentence), and an authority's header (at its start).
-  for (const [index, global] of PATTERNS) {
-    let sentence = 0
-    for (const match of text.matchAll(global)) {
-      while (sentence + 1 < starts.length && (starts[sentence + 1] as number) <= match.index) sentence++
-      ;(sentences[sentence] as Uint8Array)[index] = 1
-    }
-  }
+  // What no cue list holds: an authority's header (at a sentence's start).
   const header = indexOf(HEADER)
   starts.forEach((start, i) => {
     HEADER_PATTERN.lastIndex = start
@@ -2113,21 +2544,28 @@ export function matchFamilies(folded: string): FamilyRule | null {
 }
 
 /**
- * The cue groups each sentence of `folded` holds, and every pair of them held by one sentence, as feature
- * names for the learned layer: the structure of an intent, the same in every language. Linear.
+ * The cue groups each sentence of `folded` holds, and every pair of them held by one sentence: the structure
+ * of an intent, the same in every language, as features for the learned layer. Group i alone is the pair
+ * index i × G + i, groups i < j together i × G + j (G: the number of groups, see {@link CUE_GROUP_NAMES}),
+ * each once, in the order first seen. Linear.
  */
-export function cuePairs(folded: string): string[] {
-  const names = new Set<string>()
+export function cuePairs(folded: string): number[] {
+  const seen = new Uint8Array(GROUPS.length * GROUPS.length)
+  const pairs: number[] = []
+  const add = (pair: number) => {
+    if (seen[pair] === 1) return
+    seen[pair] = 1
+    pairs.push(pair)
+  }
+  const present: number[] = []
   for (const held of sentenceGroups(folded)) {
-    const present: number[] = []
-    held.forEach((flag, index) => {
-      if (flag === 1) present.push(index)
-    })
+    present.length = 0
+    for (let index = 0; index < held.length; index++) if (held[index] === 1) present.push(index)
     for (let i = 0; i < present.length; i++) {
-      const first = GROUP_NAMES[present[i] as number] as string
-      names.add(first)
-      for (let j = i + 1; j < present.length; j++) names.add(`${first}+${GROUP_NAMES[present[j] as number]}`)
+      const first = present[i] as number
+      add(first * GROUPS.length + first)
+      for (let j = i + 1; j < present.length; j++) add(first * GROUPS.length + (present[j] as number))
     }
   }
-  return [...names]
+  return pairs
 }

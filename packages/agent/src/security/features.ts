@@ -1,6 +1,5 @@
 /**
- * The features the learned layer reads: hashed character n-grams (1 to 4 characters, so Chinese, Japanese
- * and Korean words count as much as Latin ones), hashed word unigrams and bigrams of the folded, lower-cased
+ * The features the learned layer reads: hashed character n-grams (3 and 4 characters), hashed word unigrams and bigrams of the folded, lower-cased
  * text, and named features (the cue groups of families.ts held by a sentence, and their pairs). No n-gram
  * is built as a string: each is hashed as it is read (FNV-1a), so the cost is a constant per character.
  */
@@ -8,14 +7,34 @@
 /** 2^BITS buckets; the shipped weights have exactly this many. */
 export const FEATURE_BITS = 16
 const MASK = (1 << FEATURE_BITS) - 1
+/**
+ * Character n-grams of 3 and 4 characters: shorter ones carry little that the word features (each Chinese,
+ * Japanese or Korean character is a word) do not, and cost half the features (chosen leave one writer out).
+ */
+const SHORTEST_GRAM = 3
 const CHAR_GRAMS = 4
 const PRIME = 0x01000193
 
 /**
- * Called once per feature occurrence: its bucket, and for word features where the word (or word pair)
- * sits in the lower-cased text, so an explanation can quote it without the scan building strings.
+ * The n-gram features of one text: `count` buckets, and for word features where the word (or word pair)
+ * sits in the lower-cased text (`from`/`to`; -1 for character n-grams), so an explanation can quote it
+ * without the scan building strings. One scratch buffer, reused by the next call.
  */
-export type FeatureVisitor = (bucket: number, from?: number, to?: number) => void
+export interface Ngrams {
+  count: number
+  buckets: Uint32Array
+  from: Int32Array
+  to: Int32Array
+}
+
+/** At most this many features per character: its character n-grams, a word and a word pair. */
+export const FEATURES_PER_CHAR = CHAR_GRAMS - SHORTEST_GRAM + 1 + 2
+const scratch: Ngrams = {
+  count: 0,
+  buckets: new Uint32Array(4096),
+  from: new Int32Array(4096),
+  to: new Int32Array(4096),
+}
 
 const isWordChar = (code: number) =>
   (code >= 0x30 && code <= 0x39) ||
@@ -34,16 +53,25 @@ const isPunctuation = (code: number) =>
 const isWhite = (code: number) => code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d
 
 /**
- * Visits every n-gram feature of `lower` (folded and lower-cased), and returns how many there were.
- * Linear: CHAR_GRAMS hashes per character, two per word.
+ * Every n-gram feature of `lower` (folded and lower-cased), in the shared scratch buffer (valid until the
+ * next call). Linear: CHAR_GRAMS hashes per character, two per word, no callback and no allocation once
+ * the buffer has grown to the longest text.
  */
-export function visitNgrams(lower: string, visit: FeatureVisitor): number {
+export function ngrams(lower: string): Ngrams {
+  const needed = FEATURES_PER_CHAR * lower.length + 2
+  if (scratch.buckets.length < needed) {
+    scratch.buckets = new Uint32Array(needed)
+    scratch.from = new Int32Array(needed)
+    scratch.to = new Int32Array(needed)
+  }
+  const { buckets, from, to } = scratch
   let total = 0
   // Character n-grams over the text with white space runs read as one space.
   let previousWhite = true
   for (let i = 0; i < lower.length; i++) {
-    if (isWhite(lower.charCodeAt(i)) && previousWhite) continue
-    previousWhite = isWhite(lower.charCodeAt(i))
+    const first = lower.charCodeAt(i)
+    if (isWhite(first) && previousWhite) continue
+    previousWhite = isWhite(first)
     let hash = 0x811c9dc5
     let j = i
     for (let n = 0; n < CHAR_GRAMS && j < lower.length; n++) {
@@ -54,7 +82,9 @@ export function visitNgrams(lower: string, visit: FeatureVisitor): number {
       }
       j++
       hash = Math.imul(hash ^ code, PRIME)
-      visit((Math.imul(hash ^ (n + 1), PRIME) >>> 0) & MASK)
+      if (n + 1 < SHORTEST_GRAM) continue
+      buckets[total] = (Math.imul(hash ^ (n + 1), PRIME) >>> 0) & MASK
+      from[total] = -1
       total++
     }
   }
@@ -62,35 +92,39 @@ export function visitNgrams(lower: string, visit: FeatureVisitor): number {
   let previous = -1
   let previousStart = 0
   let start = -1
-  const flush = (end: number) => {
-    if (start < 0) return
-    let hash = 0x9e3779b1
-    for (let i = start; i < end; i++) hash = Math.imul(hash ^ lower.charCodeAt(i), PRIME)
-    visit((Math.imul(hash ^ 0x57, PRIME) >>> 0) & MASK, start, end)
-    total++
-    if (previous !== -1) {
-      const pair = Math.imul(Math.imul(previous, 31) ^ hash, PRIME)
-      visit((Math.imul(pair ^ 0xb1, PRIME) >>> 0) & MASK, previousStart, end)
-      total++
-    }
-    previous = hash
-    previousStart = start
-    start = -1
-  }
-  for (let i = 0; i < lower.length; i++) {
-    const code = lower.charCodeAt(i)
-    if (isIdeographic(code)) {
-      flush(i)
-      start = i
-      flush(i + 1)
-    } else if (isWordChar(code) || (code >= 0xd800 && code <= 0xdfff)) {
+  for (let i = 0; i <= lower.length; i++) {
+    const code = i < lower.length ? lower.charCodeAt(i) : 0x20
+    const ideographic = isIdeographic(code)
+    const inWord = !ideographic && (isWordChar(code) || (code >= 0xd800 && code <= 0xdfff))
+    if (inWord) {
       if (start < 0) start = i
-    } else {
-      flush(i)
+      continue
+    }
+    // A word ends here; an ideographic character is a word of its own, read right after it.
+    for (let pass = 0; pass < (ideographic ? 2 : 1); pass++) {
+      if (pass === 1) start = i
+      if (start < 0) continue
+      const end = pass === 1 ? i + 1 : i
+      let hash = 0x9e3779b1
+      for (let k = start; k < end; k++) hash = Math.imul(hash ^ lower.charCodeAt(k), PRIME)
+      buckets[total] = (Math.imul(hash ^ 0x57, PRIME) >>> 0) & MASK
+      from[total] = start
+      to[total] = end
+      total++
+      if (previous !== -1) {
+        const pair = Math.imul(Math.imul(previous, 31) ^ hash, PRIME)
+        buckets[total] = (Math.imul(pair ^ 0xb1, PRIME) >>> 0) & MASK
+        from[total] = previousStart
+        to[total] = end
+        total++
+      }
+      previous = hash
+      previousStart = start
+      start = -1
     }
   }
-  flush(lower.length)
-  return total
+  scratch.count = total
+  return scratch
 }
 
 /** The bucket of a named feature (`SEND+CHANNEL`). */

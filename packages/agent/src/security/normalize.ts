@@ -11,6 +11,11 @@ export interface WorkMeter {
   chars: number
 }
 
+/** Whether `text` has a UTF-16 code unit at or above `limit`. */
+function reaches(text: string, limit: number): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= limit) return true
+  return false
+}
 const TAG_CANCEL = 0xe007f
 const BLACK_FLAG = 0x1f3f4
 const isTag = (cp: number) => cp >= 0xe0000 && cp <= 0xe007f
@@ -38,12 +43,27 @@ const isMarkInRtlText = (cp: number, before = '', after = '') =>
 const isSupplementaryVariation = (cp: number) => cp >= 0xe0100 && cp <= 0xe01ef
 
 /**
+ * The UTF-16 code units of every character {@link findHiddenText} can object to (the high surrogate of
+ * tags and supplementary variation selectors, U+E0000–U+E03FF, stands for them): text without one is clean.
+ */
+const SUSPECT = new Uint8Array(0x10000)
+for (const code of [...ZERO_WIDTH, ...FILLERS, 0x200c, 0x200d, 0xdb40]) SUSPECT[code] = 1
+for (let code = 0x2000; code <= 0x206f; code++) if (isBidi(code)) SUSPECT[code] = 1
+SUSPECT[0x061c] = 1
+function hasSuspect(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (SUSPECT[text.charCodeAt(i)] === 1) return true
+  return false
+}
+
+/**
  * The first invisible or deceptive character of `text` that no legitimate text needs there, as a reason,
  * or null. Kept: emoji ZWJ sequences (👨‍👩‍👧, 🏳️‍🌈), subdivision flags (🏴 + tags + cancel tag, e.g. the
  * Scotland flag), joiners inside words of scripts that use them (Persian می‌خواهم), one ideographic
  * variation selector after a Chinese character, a byte order mark at the start.
  */
 export function findHiddenText(text: string, meter?: WorkMeter): string | null {
+  if (meter) meter.chars += text.length
+  if (!hasSuspect(text)) return null
   const chars = Array.from(text)
   if (meter) meter.chars += chars.length
   for (let i = 0; i < chars.length; i++) {
@@ -157,7 +177,8 @@ for (let i = 0; i + 1 < TRADITIONAL.length; i += 2) {
 
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu
 const LOOK_ALIKE = /[\u0250-\u02af\u0370-\u03ff\u0400-\u052f\u0131]/gu
-const HAN_TRADITIONAL = /[\u4e00-\u9fff]/gu
+/** Only the Traditional characters the table holds, so other Chinese text costs no call per character. */
+const HAN_TRADITIONAL = new RegExp(`[${[...TO_SIMPLIFIED.keys()].join('')}]`, 'gu')
 const HAN_SPACES = /(?<=[\p{Script=Han}，、。])[ \t\u3000]+(?=[\p{Script=Han}，、。])/gu
 const SPACES = /[ \t\u00a0\u3000]+/g
 
@@ -169,10 +190,11 @@ export function foldForMatching(text: string, meter?: WorkMeter): string {
     (input) => input.normalize('NFKC').replace(INVISIBLE, ''),
     (input) => input.replace(LOOK_ALIKE, (char) => CONFUSABLES[char] ?? char),
     (input) => input.replace(HAN_TRADITIONAL, (char) => TO_SIMPLIFIED.get(char) ?? char),
-    (input) => input.replace(HAN_SPACES, '').replace(SPACES, ' '),
+    (input) => (reaches(input, 0x2e80) ? input.replace(HAN_SPACES, '') : input).replace(SPACES, ' '),
   ]
   let folded = text
-  for (const pass of passes) {
+  // Text of ASCII alone needs none of the passes but the last.
+  for (const pass of reaches(text, 0x80) ? passes : passes.slice(-1)) {
     if (meter) meter.chars += folded.length
     folded = pass(folded)
   }

@@ -16,7 +16,7 @@
  * character, and the decoded layers are at most as long as the text, to a fixed depth.
  */
 
-import { type DecodedLayer, decodeLayers } from './decode.ts'
+import { type DecodedLayer, decodeLayers, namesRot13 } from './decode.ts'
 import { matchFamilies } from './families.ts'
 import { heaviestWords, type LinearModel, score, shippedModel } from './model.ts'
 import { findHiddenText, foldForMatching, type WorkMeter } from './normalize.ts'
@@ -37,10 +37,20 @@ interface Rule {
  * A pattern of ASCII alone needs no Unicode mode, and case-insensitive matching runs several times faster
  * without it (the folded text has no case pairs outside ASCII that these patterns could miss).
  */
-const plain = (pattern: RegExp) =>
-  pattern.flags.includes('u') && /^[\x20-\x7e]*$/.test(pattern.source) && !/\\[pPu]\{/.test(pattern.source)
-    ? new RegExp(pattern.source, pattern.flags.replace('u', ''))
-    : pattern
+const plainForms = new Map<RegExp, RegExp>()
+const plain = (pattern: RegExp) => {
+  let form = plainForms.get(pattern)
+  if (form === undefined) {
+    form =
+      pattern.flags.includes('u') &&
+      /^[\x20-\x7e]*$/.test(pattern.source) &&
+      !/\\[pPu]\{/.test(pattern.source)
+        ? new RegExp(pattern.source, pattern.flags.replace('u', ''))
+        : pattern
+    plainForms.set(pattern, form)
+  }
+  return form
+}
 const rule = (reason: string, ...all: RegExp[]): Rule => ({ reason, all: all.map(plain) })
 
 /** Not preceded by a token character, so `task-…` is not read as an `sk-…` key. */
@@ -436,13 +446,22 @@ function chunksOf(text: string): string[] {
   return chunks
 }
 
-function matches(rule: Rule, chunk: string, lines: () => string[], meter?: WorkMeter): boolean {
+/** Whether a pattern matches a chunk, each pattern tested once per chunk (several rules share one). */
+type ChunkTest = (pattern: RegExp) => boolean
+
+function matches(
+  rule: Rule,
+  chunk: string,
+  test: ChunkTest,
+  lines: () => string[],
+  meter?: WorkMeter,
+): boolean {
   const [first, ...rest] = rule.all
   if (!first) return false
   if (meter) meter.chars += chunk.length * rule.all.length
-  if (rest.length === 0 && !rule.except) return first.test(chunk)
+  if (rest.length === 0 && !rule.except) return test(first)
   // Cheap whole-chunk checks first; the per-line pass runs only when every part appears somewhere.
-  if (!rule.all.every((pattern) => pattern.test(chunk))) return false
+  if (!rule.all.every(test)) return false
   if (meter) meter.chars += chunk.length * rule.all.length
   return lines().some(
     (line) => rule.all.every((pattern) => pattern.test(line)) && !rule.except?.(line, chunk),
@@ -456,8 +475,17 @@ function matchRules(folded: string, meter?: WorkMeter): string | null {
       split ??= chunk.split('\n')
       return split
     }
+    const tested = new Map<RegExp, boolean>()
+    const test = (pattern: RegExp) => {
+      let found = tested.get(pattern)
+      if (found === undefined) {
+        found = pattern.test(chunk)
+        tested.set(pattern, found)
+      }
+      return found
+    }
     for (const candidate of RULES) {
-      if (matches(candidate, chunk, lines, meter)) return candidate.reason
+      if (matches(candidate, chunk, test, lines, meter)) return candidate.reason
     }
     if (meter) meter.chars += chunk.length * FAMILY_WORK
     const family = matchFamilies(chunk)
@@ -506,19 +534,21 @@ interface Layer {
  */
 function layersOf(text: string, meter?: WorkMeter): Layer[] | string {
   const layers: Layer[] = []
-  const visit = (raw: string, via: string[]): string | null => {
+  // `rot13Named`: this layer or one around it says ROT13 is used ("base64 of rot13: …").
+  const visit = (raw: string, via: string[], rot13Named: boolean): string | null => {
     layers.push({ folded: foldForMatching(raw, meter), via })
     if (via.length >= DECODE_DEPTH) return null
-    for (const layer of decodeLayers(raw, meter) as DecodedLayer[]) {
+    const named = rot13Named || namesRot13(raw)
+    for (const layer of decodeLayers(raw, meter, named) as DecodedLayer[]) {
       const path = [...via, layer.encoding]
       const hidden = findHiddenText(layer.text, meter)
       if (hidden !== null) return `${hidden}${where(path)}`
-      const inner = visit(layer.text, path)
+      const inner = visit(layer.text, path, named)
       if (inner !== null) return inner
     }
     return null
   }
-  return visit(text, []) ?? layers
+  return visit(text, [], false) ?? layers
 }
 
 /** `, hidden in base64, hidden in hex`: innermost encoding first. */
