@@ -18,6 +18,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { type Reply, startServer } from '../packages/agent/test/servers/http.ts'
 import { openaiAnswer } from '../packages/agent/test/servers/openai.ts'
+import { cacheBetterSqlite3Prebuild } from './prebuild-cache.ts'
 import { lineArgument, lineRuntime, NODE_LINES } from './sdk-lines.ts'
 import { documentedImports, ROOT, workspacePackages } from './workspace-packages.ts'
 
@@ -139,6 +140,8 @@ try {
   rmSync(join(project, 'stores'), { recursive: true, force: true })
   writeFileSync(stamps, JSON.stringify(current))
   await sh('npm', ['install'], { cwd: project, env: lineEnv })
+  const cached = cacheBetterSqlite3Prebuild(project, nodeBin, lineEnv)
+  if (cached) step(`better-sqlite3 compiled; kept as prebuild-install's cached prebuild ${cached}`)
 
   step('import every documented entry')
   const specifiers = [...documentedImports().keys()]
