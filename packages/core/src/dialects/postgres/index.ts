@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Dialect } from '../dialect.ts'
-import { graphItemSearch, graphMetadataMatch } from './graph.ts'
 import { appendRows, PG_APPEND_MAX_ROWS } from './append.ts'
+import { graphItemSearch, graphMetadataMatch } from './graph.ts'
 import { keywordRows, rankedMessages } from './keyword-rows.ts'
 import { checkIntegrity } from './maintenance.ts'
 import { preparePostgres } from './migrations.ts'
