@@ -1,4 +1,5 @@
-CREATE TABLE `access_tokens` (
+-- IF NOT EXISTS throughout: the store contract re-runs the migrations from 0004 on over an unmarked Engram database.
+CREATE TABLE IF NOT EXISTS `access_tokens` (
 	`id` text PRIMARY KEY NOT NULL,
 	`secret_hash` text NOT NULL,
 	`user_id` text NOT NULL,
@@ -9,5 +10,5 @@ CREATE TABLE `access_tokens` (
 	`revoked_at` integer
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `access_tokens_secret_hash_unique` ON `access_tokens` (`secret_hash`);--> statement-breakpoint
-CREATE INDEX `access_tokens_user_idx` ON `access_tokens` (`user_id`);
+CREATE UNIQUE INDEX IF NOT EXISTS `access_tokens_secret_hash_unique` ON `access_tokens` (`secret_hash`);--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS `access_tokens_user_idx` ON `access_tokens` (`user_id`);
