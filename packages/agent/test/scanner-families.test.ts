@@ -82,6 +82,27 @@ describe('a deploy note stated as a fact vs an order to run remote code (issue 3
   })
 })
 
+describe('everyday text passes the whole scanner, learned layer included', () => {
+  // The learned layer once refused small talk addressed to "you" and file names (its training held only
+  // memory notes): the first four are lines of the chat eval (packages/core/eval/chats), in no training list.
+  it.each([
+    'What have you been up to this week?',
+    'So have you decided what you want to study?',
+    'The weather has been so nice lately',
+    'The new diet trends are exhausting to follow.',
+    'How did the job interview go on Monday?',
+    'You left your charger in the meeting room.',
+    'Have you heard back from the landlord?',
+    'build finished: 12 tests, 0 failures',
+    'See notes-2026-04.md for the agenda.',
+    '你上次说的那家书店还开着吗？',
+    'Wie geht es deiner Mutter?',
+    '¿Ya probaste la nueva cafetería?',
+  ])('%s', (text) => {
+    expect(scanForThreats(text)).toEqual({ ok: true })
+  })
+})
+
 describe('ROT13 and nested encodings', () => {
   const rot13 = (text: string) =>
     text.replace(/[a-z]/gi, (c) => {
