@@ -18,7 +18,8 @@ export default defineConfig({
   // The migrations ship inside the package (dist/ is what it publishes); drizzle/ and drizzle-pg/ stay
   // drizzle-kit's source, found by package-folder.ts from the package's root either way.
   copy: [
-    { from: 'drizzle', to: 'dist/drizzle', flatten: false },
-    { from: 'drizzle-pg', to: 'dist/drizzle-pg', flatten: false },
+    // (flatten: false keeps the folder's own name under `to`: dist/drizzle/, dist/drizzle-pg/)
+    { from: 'drizzle', to: 'dist', flatten: false },
+    { from: 'drizzle-pg', to: 'dist', flatten: false },
   ],
 })

@@ -208,31 +208,40 @@ describe('migrate and copy errors', () => {
     expect(count()).toBe(applied + 1)
   })
 
-  it('stops at a session PostgreSQL cannot hold, writing none of it; the sessions before stay whole and a re-run goes on', async () => {
+  it('copies a session holding NUL (a binary tool result) into PostgreSQL whole, and finds the words around it', async () => {
     const sqlite = join(dir, 'nul.db')
-    const ids = await withStore(sqlite, async (store) => {
-      // The bad one first: sessions are copied newest first, so the good one is copied before it.
-      const bad = await store.createSession({ source: 'cli', id: 'b-bad' })
-      await store.appendMessage(bad.id, { role: 'user', content: 'first' })
-      await store.appendMessage(bad.id, { role: 'user', content: 'a NUL \u0000 here' })
-      const good = await store.createSession({ source: 'cli', id: 'a-good' })
-      await store.appendMessage(good.id, { role: 'user', content: 'fine' })
-      return { good: good.id, bad: bad.id }
+    const nul = 'PK\u0003\u0004\u0000\u0000 zebrafish \u0000\uE000 tail'
+    const id = await withStore(sqlite, async (store) => {
+      const s = await store.createSession({ source: 'cli', id: 'nul-session', systemPrompt: 'be\u0000brief' })
+      await store.appendMessages(s.id, [
+        { role: 'user', name: 'Ann\u0000', content: 'read the zip' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: 'c\u00001',
+              type: 'function',
+              function: { name: 'read_file', arguments: '{"path":"a\\u0000b"}' },
+            },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c\u00001', content: nul },
+      ])
+      return s.id
     })
     const pg = newDatabase()
-    const failed = await engram(['migrate', '--from', sqlite, '--db', pg])
-    expect(failed.code).toBe(1)
-    expect(failed.stderr).toMatch(/Session b-bad could not be written, nothing of it was: .*NUL/)
-    await withStore(pg, async (store) => {
-      expect(await store.getSession(ids.bad)).toBeNull()
-      expect((await store.getStoredMessages(ids.good)).length).toBe(1)
-    })
-    // Fixed at the source, the same command copies the rest and skips what is there.
-    await withStore(sqlite, (store) => store.deleteSession(ids.bad))
-    expect(await engramJson<Json>(['migrate', '--from', sqlite, '--db', pg])).toMatchObject({
-      copied: 0,
-      skipped: 1,
-    })
+    expect(await engramJson<Json>(['migrate', '--from', sqlite, '--db', pg])).toMatchObject({ copied: 1 })
+    const [from, to] = await Promise.all([
+      withStore(sqlite, (store) => store.exportSession(id)),
+      withStore(pg, async (store) => {
+        expect((await store.search('zebrafish')).map((hit) => hit.sessionId)).toEqual([id])
+        return store.exportSession(id)
+      }),
+    ])
+    expect(to?.messages.map((m) => m.content)).toEqual(['read the zip', null, nul])
+    expect(to?.messages).toEqual(from?.messages)
+    expect(to?.session.systemPrompt).toBe('be\u0000brief')
   })
 
   it('refuses an export cut short: the whole sessions before the cut are imported, the last one is not', async () => {
@@ -319,8 +328,11 @@ describe('progress', () => {
   })
 })
 
-// Text PostgreSQL and SQLite both hold: any code point but NUL (PostgreSQL refuses it, see the test above).
-const text = fc.string({ unit: 'binary', maxLength: 24 }).map((s) => s.replaceAll('\u0000', ''))
+// Any code point, NUL included (the PostgreSQL dialect escapes it, see the test above).
+const text = fc.string({
+  unit: fc.oneof(fc.constant('\u0000'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })),
+  maxLength: 24,
+})
 const time = fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 })
 const message = fc.oneof(
   fc.record({

@@ -5,7 +5,7 @@
 
 import type { After } from './dialects/dialect.ts'
 import type { SqlValue, Statement } from './driver.ts'
-import { EXCERPT_CHARS, SLICE_CHARS } from './search/snippet.ts'
+import { EXCERPT_CHARS, SLICE_CHARS } from './search/excerpt.ts'
 import type { SearchOptions } from './types.ts'
 
 const asList = <T>(value: T | T[] | undefined): T[] | undefined =>
@@ -100,7 +100,7 @@ export function hitParts(kind: 'message' | 'episode', options: SearchOptions, af
  * from its start (snippet.ts): FTS5's snippet() re-tokenises the row and scores every match against every
  * other (quadratic in the matches; 13% of the bare ranked MATCH in instructions on the bench corpus).
  */
-export const indexedText = (kind: 'message' | 'episode') =>
+const indexedText = (kind: 'message' | 'episode') =>
   `coalesce(t.search_text, ${kind === 'message' ? 't.content' : 't.summary'}, '')`
 
 /** The excerpt column of a hit (`t` the message or episode): the slice a snippet is made from first. */

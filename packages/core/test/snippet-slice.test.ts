@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { EXCERPT_CHARS, SLICE_CHARS } from '../src/search/excerpt.ts'
 import { parseSearchQuery } from '../src/search/query.ts'
-import { EXCERPT_CHARS, excerptSnippet, SLICE_CHARS, sliceSnippet } from '../src/search/snippet.ts'
+import { excerptSnippet, sliceSnippet } from '../src/search/snippet.ts'
 
 // A hit's snippet is made from the first SLICE_CHARS + 1 characters of its row when they tell it, and from
 // its EXCERPT_CHARS excerpt otherwise: either way it must be the excerpt's snippet.

@@ -1,8 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { stripIndexMarks, toIndexText } from '../src/search/cjk.ts'
+import { EXCERPT_CHARS } from '../src/search/excerpt.ts'
 import { parseSearchQuery } from '../src/search/query.ts'
-import { EXCERPT_CHARS, excerptSnippet, hasSpace } from '../src/search/snippet.ts'
+import { excerptSnippet, hasSpace } from '../src/search/snippet.ts'
 import { workGrowth } from '../src/testing/work.ts'
 
 const snippet = (text: string, query: string, size = 8) =>

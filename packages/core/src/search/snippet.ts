@@ -1,17 +1,9 @@
 import { charClass } from './cjk.ts'
+import { EXCERPT_CHARS, SLICE_CHARS } from './excerpt.ts'
 import type { SearchTerm } from './query.ts'
 
 /** The marks around a highlighted match and at a cut, the same in FTS5 snippets and excerpt snippets. */
 const SNIPPET_MARKS = { open: '«', close: '»', ellipsis: '…' } as const
-
-/** How much of a long row an excerpt snippet looks at (characters): the cost per hit stays bounded. */
-export const EXCERPT_CHARS = 16_384
-
-/**
- * The characters of a row a search reads first (on SQLite): the snippet of nearly every hit lies in them, so
- * the rows of long tool results are not read, decoded and scanned up to EXCERPT_CHARS (see sliceSnippet).
- */
-export const SLICE_CHARS = 2048
 
 // A query word highlights longer words it begins (deploy → deployed), a rough stand-in for porter stemming.
 const MIN_STEM_CHARS = 3

@@ -1,5 +1,5 @@
 import type { SqlValue, Statement } from '../../driver.ts'
-import { SLICE_CHARS } from '../../search/snippet.ts'
+import { SLICE_CHARS } from '../../search/excerpt.ts'
 import type { TermTier } from '../../search/tiers.ts'
 import { hitParts } from '../../search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
