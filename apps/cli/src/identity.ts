@@ -8,14 +8,14 @@ import { parseScope } from '@engram/mcp'
 type Env = Readonly<Record<string, string | undefined>>
 
 /** The environment variable naming whose sessions and memory these are. */
-export const USER_VARIABLE = 'ENGRAM_USER'
+const USER_VARIABLE = 'ENGRAM_USER'
 
 /**
  * The folder of one person's Engram data, the same from every working folder: `$XDG_DATA_HOME/engram`,
  * else `~/.local/share/engram` (`%LOCALAPPDATA%\engram` on Windows). A relative XDG_DATA_HOME is ignored,
  * as the XDG specification says.
  */
-export function dataHome(env: Env): string {
+function dataHome(env: Env): string {
   const xdg = env.XDG_DATA_HOME?.trim()
   if (xdg && isAbsolute(xdg)) return join(xdg, 'engram')
   if (process.platform === 'win32' && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, 'engram')

@@ -55,6 +55,7 @@ Environment:
   ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL        Anthropic instead
   HERMES_MODEL                                 the main model id
   ENGRAM_DB_URL, ENGRAM_DB_AUTH_TOKEN          the database (a path, a libsql:// or postgres:// url) and its token
+  ENGRAM_USER                                  whose sessions and memory these are (default: the OS account name)
   NO_COLOR                                     no colours; ENGRAM_DEBUG=1 prints stacks of unexpected errors
 
 The full reference: docs/cli.md.`
@@ -65,7 +66,7 @@ function buildProgram(io: Io): Command {
     .version('0.1.0')
     .option(
       '--db <path|url>',
-      'the database: a file path, a libsql:// or postgres:// url (default ./data/engram.db, or ENGRAM_DB_URL)',
+      'the database: a file path, a libsql:// or postgres:// url (default your data folder: $XDG_DATA_HOME/engram/engram.db or ~/.local/share/engram/engram.db; or ENGRAM_DB_URL)',
     )
     .option('--config <file>', 'a config file (default ./engram.toml or ./engram.json)')
     .option('--json', 'print one JSON document on stdout (stable, see the README)')

@@ -2,7 +2,7 @@ import type { EventId, EventStore, StreamId } from '@modelcontextprotocol/sdk/se
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 
 /** Events one session keeps for a client that reconnects with Last-Event-ID; older ones are dropped. */
-export const EVENTS_KEPT = 200
+const EVENTS_KEPT = 200
 
 /**
  * The events of one session's SSE streams, in memory and bounded, so a client whose connection dropped

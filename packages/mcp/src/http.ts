@@ -58,11 +58,7 @@ interface Session {
 }
 
 /** The memory files of a scope: each user (and each of their projects) has their own. */
-export function scopedMemoryFiles(
-  base: MemoryFilesConfig,
-  memoryDir: string,
-  scope: Scope,
-): MemoryFilesConfig {
+function scopedMemoryFiles(base: MemoryFilesConfig, memoryDir: string, scope: Scope): MemoryFilesConfig {
   const dir = join(memoryDir, scope.user, ...(scope.project ? ['projects', scope.project] : []))
   return { ...base, memoryPath: join(dir, 'MEMORY.md'), userPath: join(dir, 'USER.md') }
 }

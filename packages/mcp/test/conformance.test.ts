@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { createAccessToken, openStore } from '@engram/core'
@@ -9,7 +10,12 @@ import { expect, it } from 'vitest'
 import { startAuthProxy } from './conformance/auth-proxy.ts'
 import { startHttpServer } from './http-helpers.ts'
 
-const CONFORMANCE = fileURLToPath(new URL('../node_modules/.bin/conformance', import.meta.url))
+// The suite's own entry point (its package's bin), run with this node.
+const CONFORMANCE = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json')),
+  'dist',
+  'index.js',
+)
 const EXPECTED_FAILURES = fileURLToPath(new URL('./conformance/expected-failures.yaml', import.meta.url))
 
 /** The scenarios that apply to Engram's server: each must pass on its own merits. */
@@ -52,8 +58,9 @@ it('engram mcp --http passes the MCP conformance scenarios that apply; the other
   const out = join(dir, 'results')
   try {
     const run = await promisify(execFile)(
-      CONFORMANCE,
+      process.execPath,
       [
+        CONFORMANCE,
         'server',
         '--url',
         `http://localhost:${proxy.port}/mcp`,

@@ -7,7 +7,7 @@ import { UsageError, wholeOption } from '../errors.ts'
 import type { Io } from '../output.ts'
 
 /** The port `engram mcp --http` listens on unless told. */
-export const DEFAULT_HTTP_PORT = 8787
+const DEFAULT_HTTP_PORT = 8787
 
 export interface HttpOptions {
   http?: boolean
@@ -80,7 +80,7 @@ export async function serveHttp(ctx: Context<HttpOptions>): Promise<void> {
 const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 }
 
 /** `90d`, `12h`, `30m` from now, or a date (`2027-01-31`); milliseconds since the epoch. */
-export function parseExpiry(value: string, now = Date.now()): number {
+function parseExpiry(value: string, now = Date.now()): number {
   const relative = /^(\d{1,6})([mhd])$/.exec(value.trim())
   if (relative) return now + Number(relative[1]) * (UNITS[relative[2] as string] as number)
   const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN
