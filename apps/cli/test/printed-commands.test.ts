@@ -61,7 +61,8 @@ describe('commands the CLI prints run as printed, where the user is', () => {
     const bin = join(cwd, 'bin')
     mkdirSync(bin)
     symlinkSync(BIN, join(bin, 'engram'))
-    const linked = { ...env, PATH: `${bin}${delimiter}${PATH}` }
+    // No --db: the default database is in the data folder, here the test's own, never the user's.
+    const linked = { ...env, PATH: `${bin}${delimiter}${PATH}`, XDG_DATA_HOME: join(cwd, 'data') }
     const chat = spawnSync(process.execPath, [BIN, 'chat'], {
       cwd,
       env: linked,
