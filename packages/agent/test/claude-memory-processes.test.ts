@@ -1,12 +1,12 @@
 import { join } from 'node:path'
 import { openStore } from '@engram/core'
 import { describe, expect, it } from 'vitest'
-import { type Child, exitWithin, killIfRunning } from '../../core/test/processes/spawn.ts'
+import type { Child } from '../../core/test/processes/spawn.ts'
 import { CLAUDE_MEMORY_SOURCE, createClaudeMemoryHandlers } from '../src/claude-memory/index.ts'
 import { MemoryFiles } from '../src/index.ts'
 import { countChars } from '../src/memory/format.ts'
 import { spawnAgentScript } from './agent-helpers.ts'
-import { memoryConfig, tempDir } from './memory-helpers.ts'
+import { memoryConfig, runKillingWriters, tempDir } from './memory-helpers.ts'
 
 const WORKERS = 6
 const ROUNDS = 12
@@ -45,30 +45,7 @@ describe('Claude memory tool under concurrent processes', () => {
         String(CAP),
       ]),
     )
-    try {
-      const killed = children.map((child, worker) => {
-        const after = KILL_AFTER.get(worker)
-        if (after === undefined) return Promise.resolve()
-        let writes = 0
-        return new Promise<void>((resolve) => {
-          child.onLine(() => {
-            if (++writes === after) {
-              child.proc.kill('SIGKILL')
-              resolve()
-            }
-          })
-          child.exited.then(() => resolve())
-        })
-      })
-      await Promise.all(killed)
-      const exits = await Promise.all(children.map((child) => exitWithin(child, 240_000)))
-      for (const [worker, exit] of exits.entries()) {
-        if (KILL_AFTER.has(worker)) expect(exit.signal, children[worker]?.describe()).toBe('SIGKILL')
-        else expect(exit, children[worker]?.describe()).toEqual({ code: 0, signal: null })
-      }
-    } finally {
-      for (const child of children) killIfRunning(child)
-    }
+    await runKillingWriters(children, KILL_AFTER, 240_000)
 
     // A new connection, as the next process would open it.
     const store = await openStore({ url: dbPath })

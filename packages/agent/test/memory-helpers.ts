@@ -1,4 +1,6 @@
 import { join } from 'node:path'
+import { expect } from 'vitest'
+import { type Child, exitWithin, killIfRunning } from '../../core/test/processes/spawn.ts'
 import type { MemoryFilesConfig } from '../src/config/types.ts'
 import {
   DEFAULT_COMPACT_TRIGGER_RATIO,
@@ -20,5 +22,41 @@ export function memoryConfig(dir: string, overrides: Partial<MemoryFilesConfig> 
     userCharLimit: DEFAULT_USER_CHAR_LIMIT,
     compactTriggerRatio: DEFAULT_COMPACT_TRIGGER_RATIO,
     ...overrides,
+  }
+}
+
+/**
+ * Runs writer processes to their end, SIGKILLing worker `w` at its `killAfter.get(w)`-th printed line (from
+ * inside the data handler: the writer is already in its next write), and checks that the killed ones died
+ * of the signal and the others exited 0. A child still running when this fails is killed.
+ */
+export async function runKillingWriters(
+  children: readonly Child[],
+  killAfter: ReadonlyMap<number, number>,
+  exitTimeoutMs: number,
+): Promise<void> {
+  try {
+    const killed = children.map((child, worker) => {
+      const after = killAfter.get(worker)
+      if (after === undefined) return Promise.resolve()
+      let writes = 0
+      return new Promise<void>((resolve) => {
+        child.onLine(() => {
+          if (++writes === after) {
+            child.proc.kill('SIGKILL')
+            resolve()
+          }
+        })
+        child.exited.then(() => resolve())
+      })
+    })
+    await Promise.all(killed)
+    const exits = await Promise.all(children.map((child) => exitWithin(child, exitTimeoutMs)))
+    for (const [worker, exit] of exits.entries()) {
+      if (killAfter.has(worker)) expect(exit.signal, children[worker]?.describe()).toBe('SIGKILL')
+      else expect(exit, children[worker]?.describe()).toEqual({ code: 0, signal: null })
+    }
+  } finally {
+    for (const child of children) killIfRunning(child)
   }
 }

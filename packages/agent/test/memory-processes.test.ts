@@ -5,7 +5,7 @@ import { type Child, exitWithin, killIfRunning, waitForLine } from '../../core/t
 import { MemoryFiles } from '../src/index.ts'
 import { countChars, parseText } from '../src/memory/format.ts'
 import { spawnAgentScript } from './agent-helpers.ts'
-import { memoryConfig, tempDir } from './memory-helpers.ts'
+import { memoryConfig, runKillingWriters, tempDir } from './memory-helpers.ts'
 
 const WORKERS = 8
 const ENTRIES_PER_WORKER = 40
@@ -50,31 +50,7 @@ describe('memory files under concurrent processes', () => {
     const folder = join(dir, 'shared')
     await killMidWrite(folder)
     const children = Array.from({ length: WORKERS }, (_, worker) => spawnWriter(folder, worker))
-    try {
-      const killed = children.map((child, worker) => {
-        const after = KILL_AFTER.get(worker)
-        if (after === undefined) return Promise.resolve()
-        let writes = 0
-        return new Promise<void>((resolve) => {
-          child.onLine(() => {
-            if (++writes === after) {
-              // From inside the data handler: the writer is already in its next write.
-              child.proc.kill('SIGKILL')
-              resolve()
-            }
-          })
-          child.exited.then(() => resolve())
-        })
-      })
-      await Promise.all(killed)
-      const exits = await Promise.all(children.map((child) => exitWithin(child, 120_000)))
-      for (const [worker, exit] of exits.entries()) {
-        if (KILL_AFTER.has(worker)) expect(exit.signal, children[worker]?.describe()).toBe('SIGKILL')
-        else expect(exit, children[worker]?.describe()).toEqual({ code: 0, signal: null })
-      }
-    } finally {
-      for (const child of children) killIfRunning(child)
-    }
+    await runKillingWriters(children, KILL_AFTER, 120_000)
 
     const acks = children.flatMap(acknowledged)
     const full = children.flatMap((child) =>
