@@ -18,10 +18,11 @@ export default defineConfig({
     // Vitest leaves a core free by default, which on a 2-core machine means one file at a time; most of the
     // suite waits on child processes, servers and a browser, so two files at a time nearly halves it.
     maxWorkers: 2,
-    // Ten times the quiet duration of the slow tests (child processes, servers, a browser: up to ~12 s each on
-    // a quiet 2-core machine), so a shared, loaded CI machine does not fail them by the clock.
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // Ten times the quiet duration of the slowest tests (child processes killed and restarted, servers, a
+    // browser, a build: up to ~60 s on a quiet 2-core machine), so a shared, loaded CI machine does not fail
+    // them by the clock. One place: test files set no timeout of their own below this one.
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
     projects: [
       {
         extends: true,

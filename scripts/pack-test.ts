@@ -45,8 +45,11 @@ const EXTRAS = {
 /** `--work DIR`: install into DIR and keep it (a rerun then reinstalls only the packages that changed). */
 const workArgument = process.argv.indexOf('--work')
 
+const started = Date.now()
+
+/** Prints a step with the seconds since the start, so a slow step shows in CI's log. */
 function step(text: string) {
-  console.log(`[pack-test node ${line}] ${text}`)
+  console.log(`[pack-test node ${line}] ${text} (at ${Math.round((Date.now() - started) / 1000)} s)`)
 }
 
 async function sh(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) {
@@ -79,7 +82,6 @@ const work =
     ? mkdtempSync(join(tmpdir(), `engram-pack-${line}-`))
     : (process.argv[workArgument + 1] as string)
 mkdirSync(work, { recursive: true })
-const started = Date.now()
 try {
   step(`${(await sh(nodeBin, ['--version'], { cwd: work })).stdout.trim()} in ${work}`)
 
@@ -140,8 +142,9 @@ try {
   rmSync(join(project, 'stores'), { recursive: true, force: true })
   writeFileSync(stamps, JSON.stringify(current))
   await sh('npm', ['install'], { cwd: project, env: lineEnv })
-  const cached = cacheBetterSqlite3Prebuild(project, nodeBin, lineEnv)
-  if (cached) step(`better-sqlite3 compiled; kept as prebuild-install's cached prebuild ${cached}`)
+  for (const cached of cacheBetterSqlite3Prebuild(project, nodeBin, lineEnv)) {
+    step(`better-sqlite3 compiled; kept as prebuild-install's cached prebuild ${cached}`)
+  }
 
   step('import every documented entry')
   const specifiers = [...documentedImports().keys()]

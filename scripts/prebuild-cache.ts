@@ -9,39 +9,57 @@
  * `util`, run on the line's node), so the ABI, platform and version in it are the ones it will ask for.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 
-/** Where prebuild-install, run on `nodeBin` in `project`, looks for a cached prebuild of better-sqlite3. */
-function cachedPrebuildPath(project: string, nodeBin: string, env: NodeJS.ProcessEnv): string {
+/** Where prebuild-install, run on `nodeBin` in `folder` (a better-sqlite3 package), looks for a cached prebuild. */
+function cachedPrebuildPath(folder: string, nodeBin: string, env: NodeJS.ProcessEnv): string {
   const probe = `
 const pkg = require('better-sqlite3/package.json')
 const opts = Object.assign({}, require('prebuild-install/rc')(pkg), { pkg })
 const util = require('prebuild-install/util')
 process.stdout.write(util.cachedPrebuild(util.getDownloadUrl(opts)))`
   return execFileSync(nodeBin, ['-e', probe], {
-    cwd: join(project, 'node_modules/better-sqlite3'),
+    cwd: folder,
     env,
     encoding: 'utf8',
   })
 }
 
 /**
- * Stores the better-sqlite3 addon `project` has just installed as prebuild-install's cached prebuild, unless
- * one is cached already. Returns the cache file when it wrote one.
+ * The better-sqlite3 packages installed in `project` that compiled their addon: the top-level one and those
+ * nested under a package that pins another version (the `engram` CLI pins 12.x, which compiles on Node 24
+ * beside a top-level 13.x that ships its prebuilds and compiles nothing).
+ */
+function compiledBetterSqlite3(project: string): string[] {
+  const modules = join(project, 'node_modules')
+  const owners = readdirSync(modules).flatMap((name) =>
+    name.startsWith('@') ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name],
+  )
+  return [
+    join(modules, 'better-sqlite3'),
+    ...owners.map((owner) => join(modules, owner, 'node_modules/better-sqlite3')),
+  ].filter((folder) => existsSync(join(folder, 'build/Release/better_sqlite3.node')))
+}
+
+/**
+ * Stores each better-sqlite3 addon `project` has just compiled as prebuild-install's cached prebuild, unless
+ * one is cached already. Returns the cache files it wrote.
  */
 export function cacheBetterSqlite3Prebuild(
   project: string,
   nodeBin: string,
   env: NodeJS.ProcessEnv,
-): string | undefined {
-  const folder = join(project, 'node_modules/better-sqlite3')
-  if (!existsSync(join(folder, 'build/Release/better_sqlite3.node'))) return undefined
-  const cached = cachedPrebuildPath(project, nodeBin, env)
-  if (existsSync(cached)) return undefined
-  mkdirSync(dirname(cached), { recursive: true })
-  const partial = `${cached}.${process.pid}.tmp`
-  execFileSync('tar', ['-czf', partial, 'build/Release/better_sqlite3.node'], { cwd: folder })
-  execFileSync('mv', ['-f', partial, cached])
-  return cached
+): string[] {
+  const written: string[] = []
+  for (const folder of compiledBetterSqlite3(project)) {
+    const cached = cachedPrebuildPath(folder, nodeBin, env)
+    if (existsSync(cached)) continue
+    mkdirSync(dirname(cached), { recursive: true })
+    const partial = `${cached}.${process.pid}.tmp`
+    execFileSync('tar', ['-czf', partial, 'build/Release/better_sqlite3.node'], { cwd: folder })
+    renameSync(partial, cached)
+    written.push(cached)
+  }
+  return written
 }

@@ -64,7 +64,7 @@ beforeAll(async () => {
   server = await startPostgres()
   await seedConversation(source)
   await seedMore(source)
-}, 60_000)
+})
 afterAll(() => server?.stop())
 
 /** Every session of a store as a sorted list with the ids the copy renumbers made positions. */
@@ -451,5 +451,5 @@ describe('losslessness across engines (property)', () => {
       }),
       { numRuns: 8 },
     )
-  }, 120_000)
+  })
 })

@@ -74,7 +74,7 @@ describe('one identity for a person', () => {
     } finally {
       await server.client.close()
     }
-  }, 120_000)
+  })
 
   it('sessions stored without a user are named, listed and adopted, never served silently', async () => {
     const { env, folder, database } = machine()
@@ -113,7 +113,7 @@ describe('one identity for a person', () => {
     } finally {
       await after.client.close()
     }
-  }, 120_000)
+  })
 
   it("a chat resumes only its user's sessions, and says how to adopt one without a user", async () => {
     const { env, folder, database } = machine()
@@ -132,7 +132,7 @@ describe('one identity for a person', () => {
     await engram(['sessions', 'adopt', '--user', me, '--session', old.id], { cwd, env })
     const resumed = await engram(['chat', '--resume', 'latest'], { cwd, env, input: 'again\n' })
     expect(resumed.stderr).toContain(`Resumed session ${old.id.slice(0, 8)}`)
-  }, 120_000)
+  })
 
   it('ENGRAM_USER names the user; an id that is not one is refused with the fix', async () => {
     const { env, folder } = machine()
@@ -143,5 +143,5 @@ describe('one identity for a person', () => {
     const bad = await engram(['chat'], { cwd, env: { ...env, ENGRAM_USER: 'a b' }, input: 'hi\n' })
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('The user "a b" (from ENGRAM_USER) is not an id')
-  }, 60_000)
+  })
 })

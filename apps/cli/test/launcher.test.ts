@@ -29,7 +29,7 @@ const run = (root: string, args: string[]) =>
     cwd: root,
     env: cleanEnv(),
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: 600_000,
   })
 
 describe('the launcher while dist/ is rebuilt', () => {

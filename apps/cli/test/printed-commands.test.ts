@@ -7,7 +7,7 @@ import { shellWord } from '../src/output.ts'
 import { BIN, tempDir } from './helpers.ts'
 
 // Real processes through pnpm and a shell; the machine may be busy.
-vi.setConfig({ testTimeout: 240_000 })
+vi.setConfig({ testTimeout: 600_000 })
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '')
 
@@ -16,7 +16,7 @@ const PATH = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].j
 const env = { PATH, HOME: process.env.HOME ?? '/tmp', ENGRAM_FROM_SOURCE: '1' }
 
 const run = (command: string, args: string[], cwd: string, input = '') =>
-  spawnSync(command, args, { cwd, env, input, encoding: 'utf8', timeout: 200_000 })
+  spawnSync(command, args, { cwd, env, input, encoding: 'utf8', timeout: 600_000 })
 
 /** The command between the backticks of "Continue with `…`." */
 function continueCommand(stderr: string): string {

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { builtBinary, dataFolder, engramBin, tempDir, withStore } from './helpers.ts'
 
 // Every case starts the built binary; the machine may be busy.
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 300_000 })
+vi.setConfig({ testTimeout: 600_000, hookTimeout: 600_000 })
 
 beforeAll(() => builtBinary())
 

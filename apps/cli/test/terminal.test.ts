@@ -16,7 +16,7 @@ import {
 } from './helpers.ts'
 
 // The terminal cases start the built binary in a pseudo-terminal; the machine may be busy.
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 300_000 })
+vi.setConfig({ testTimeout: 600_000, hookTimeout: 600_000 })
 
 const dir = tempDir()
 const seeded = join(dir, 'seeded.db')

@@ -297,7 +297,7 @@ describe('the chat’s exit line on PostgreSQL', () => {
   let server: PostgresServer
   beforeAll(async () => {
     server = await startPostgres()
-  }, 60_000)
+  })
   afterAll(() => server?.stop())
 
   it('names the database as "$ENGRAM_DB_URL" and shows it masked, never the password', async () => {

@@ -103,7 +103,7 @@ beforeAll(async () => {
   })
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage()
   page.setDefaultTimeout(5000)
-}, 120_000)
+})
 
 afterAll(async () => {
   await browser?.close()

@@ -19,7 +19,7 @@ async function agentProcess(
     JSON.stringify(plan),
   ])
   try {
-    const exit = await exitWithin(child, 60_000)
+    const exit = await exitWithin(child, 600_000)
     expect(exit.code, child.describe()).toBe(0)
   } finally {
     killIfRunning(child)

@@ -45,7 +45,7 @@ describe('Claude memory tool under concurrent processes', () => {
         String(CAP),
       ]),
     )
-    await runKillingWriters(children, KILL_AFTER, 240_000)
+    await runKillingWriters(children, KILL_AFTER, 600_000)
 
     // A new connection, as the next process would open it.
     const store = await openStore({ url: dbPath })
@@ -80,5 +80,5 @@ describe('Claude memory tool under concurrent processes', () => {
     expect(full.length).toBeGreaterThan(0)
     await store.close()
     await setup.close()
-  }, 300_000)
+  })
 })

@@ -26,9 +26,9 @@ const spawnWriter = (folder: string, worker: number) =>
 async function killMidWrite(folder: string): Promise<void> {
   const staller = spawnAgentScript('memory-staller.ts', [folder])
   try {
-    await waitForLine(staller, (line) => line === 'stalled', 60_000)
+    await waitForLine(staller, (line) => line === 'stalled', 600_000)
     staller.proc.kill('SIGKILL')
-    expect((await exitWithin(staller, 30_000)).signal).toBe('SIGKILL')
+    expect((await exitWithin(staller, 600_000)).signal).toBe('SIGKILL')
   } finally {
     killIfRunning(staller)
   }
@@ -50,7 +50,7 @@ describe('memory files under concurrent processes', () => {
     const folder = join(dir, 'shared')
     await killMidWrite(folder)
     const children = Array.from({ length: WORKERS }, (_, worker) => spawnWriter(folder, worker))
-    await runKillingWriters(children, KILL_AFTER, 120_000)
+    await runKillingWriters(children, KILL_AFTER, 600_000)
 
     const acks = children.flatMap(acknowledged)
     const full = children.flatMap((child) =>
@@ -79,5 +79,5 @@ describe('memory files under concurrent processes', () => {
     const memory = new MemoryFiles({ ...memoryConfig(dir), memoryPath: join(folder, 'MEMORY.md') })
     await memory.apply('memory', [{ action: 'remove', old_text: parsed.entries[0] as string }])
     expect(readdirSync(folder).filter((name) => name !== 'MEMORY.md')).toEqual([])
-  }, 180_000)
+  })
 })

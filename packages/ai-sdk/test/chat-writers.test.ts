@@ -24,7 +24,7 @@ const script = fileURLToPath(new URL('./processes/chat-writer-child.ts', import.
 const user = (id: string, text: string): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] })
 
 it('4 processes each loading, appending and saving one chat lose no acknowledged message', {
-  timeout: 300_000,
+  timeout: 600_000,
 }, async () => {
   const world = tempWorld()
   cleanups.push(world.cleanup)
@@ -44,9 +44,9 @@ it('4 processes each loading, appending and saving one chat lose no acknowledged
     cleanups.push(() => killIfRunning(child))
     return child
   })
-  await Promise.all(writers.map((child) => waitForLine(child, (line) => line === 'READY', 120_000)))
+  await Promise.all(writers.map((child) => waitForLine(child, (line) => line === 'READY', 600_000)))
   writeFileSync(goFile, '')
-  for (const child of writers) expect((await exitWithin(child, 240_000)).code, child.describe()).toBe(0)
+  for (const child of writers) expect((await exitWithin(child, 600_000)).code, child.describe()).toBe(0)
   const acknowledged = writers.flatMap((child) =>
     child
       .stdout()

@@ -20,7 +20,7 @@ import {
 let pglite: PGlite
 beforeAll(async () => {
   pglite = await PGlite.create()
-}, 120_000)
+})
 afterAll(() => pglite?.close())
 
 const engines: [string, () => Promise<Store>][] = [

@@ -17,7 +17,7 @@ const MIGRATIONS = journal.entries.length
 /** Runs `drizzle-kit migrate` from the repository root against `path` (drizzle.config.ts reads ENGRAM_DB_PATH). */
 async function drizzleKitMigrate(path: string): Promise<void> {
   const child = spawnProcess(DRIZZLE_KIT, ['migrate'], { ENGRAM_DB_PATH: path })
-  const exit = await exitWithin(child, 90_000)
+  const exit = await exitWithin(child, 600_000)
   expect(exit, child.describe()).toEqual({ code: 0, signal: null })
 }
 
@@ -64,7 +64,7 @@ describe('drizzle-kit and the runtime migrator agree', () => {
       await store.close()
     }
     expect(appliedMigrations(path)).toEqual(before)
-  }, 120_000)
+  })
 
   it('drizzle-kit migrate finds a database created by openStore up to date', async () => {
     const path = tempDbPath(dir)
@@ -89,5 +89,5 @@ describe('drizzle-kit and the runtime migrator agree', () => {
     } finally {
       await reopened.close()
     }
-  }, 120_000)
+  })
 })

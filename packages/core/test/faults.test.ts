@@ -153,7 +153,7 @@ describe('a read-only database', () => {
             sessionId,
             'archive',
           ],
-          { cwd: REPO_ROOT, uid: 65534, gid: 65534, encoding: 'utf8', timeout: 30_000 },
+          { cwd: REPO_ROOT, uid: 65534, gid: 65534, encoding: 'utf8', timeout: 600_000 },
         )
       } finally {
         for (const [folder, mode] of opened) chmodSync(folder, mode)

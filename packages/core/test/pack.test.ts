@@ -26,7 +26,7 @@ const REPO = fileURLToPath(new URL('../../../', import.meta.url))
 const packages = ['core', 'compressor'].map((name) => join(REPO, 'packages', name))
 const project = tempDir('engram-pack-')
 const run = (command: string, args: string[], cwd: string) =>
-  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 })
+  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 })
 
 beforeAll(async () => {
   const tarballs = join(project, 'tarballs')
@@ -34,10 +34,10 @@ beforeAll(async () => {
   const tsdown = join(REPO, 'node_modules', '.bin', 'tsdown')
   await Promise.all(
     packages.map(async (dir) => {
-      await promisify(execFile)(tsdown, ['--log-level', 'error'], { cwd: dir, timeout: 120_000 })
+      await promisify(execFile)(tsdown, ['--log-level', 'error'], { cwd: dir, timeout: 600_000 })
       await promisify(execFile)('pnpm', ['pack', '--pack-destination', tarballs], {
         cwd: dir,
-        timeout: 60_000,
+        timeout: 600_000,
       })
     }),
   )
@@ -64,7 +64,7 @@ beforeAll(async () => {
   )
   symlinkSync(betterSqlite3, join(app, 'node_modules', 'better-sqlite3'), 'dir')
   cpSync(fileURLToPath(new URL('./pack/', import.meta.url)), app, { recursive: true })
-}, 240_000)
+})
 
 it('opens, migrates, appends, restores, searches (Chinese too) and compresses from the installed tarballs', () => {
   const output = JSON.parse(run(process.execPath, ['app.mjs'], join(project, 'app')))

@@ -13,7 +13,7 @@ const PG_MIGRATIONS = fileURLToPath(new URL('../drizzle-pg', import.meta.url))
 let database: PGlite
 beforeAll(async () => {
   database = await PGlite.create()
-}, 120_000)
+})
 afterAll(() => database?.close())
 
 describe('PostgreSQL migration 0007 (retrieval traffic) on a populated schema', () => {
@@ -67,5 +67,5 @@ describe('PostgreSQL migration 0007 (retrieval traffic) on a populated schema', 
     } finally {
       await store.close()
     }
-  }, 120_000)
+  })
 })

@@ -8,7 +8,7 @@ import { schemaOf } from './postgres-helpers.ts'
 let database: PGlite
 beforeAll(async () => {
   database = await PGlite.create()
-}, 120_000)
+})
 afterAll(() => database?.close())
 
 storeContract(

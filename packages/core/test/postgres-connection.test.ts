@@ -12,7 +12,7 @@ import { exitWithin, REPO_ROOT, spawnProcess } from './processes/spawn.ts'
 let server: PostgresServer
 beforeAll(async () => {
   server = await startPostgres()
-}, 60_000)
+})
 afterAll(() => server?.stop())
 
 /** The server's url with another database, user or query. */
@@ -146,7 +146,7 @@ describe('opening a PostgreSQL store', () => {
       ['migrate', '--config', 'drizzle.pg.config.ts'],
       { ENGRAM_DATABASE_URL: urlWith({ database: 'kit' }) },
     )
-    expect(await exitWithin(child, 90_000), child.describe()).toEqual({ code: 0, signal: null })
+    expect(await exitWithin(child, 600_000), child.describe()).toEqual({ code: 0, signal: null })
     const raw = pgDriver({ url: urlWith({ database: 'kit' }) })
     const applied = async () => (await raw.execute({ sql: 'SELECT hash FROM __drizzle_migrations' })).rows
     const before = await applied()

@@ -10,7 +10,7 @@ import { type PostgresServer, startPostgres } from './postgres-server.ts'
 let server: PostgresServer
 beforeAll(async () => {
   server = await startPostgres()
-}, 60_000)
+})
 afterAll(() => server?.stop())
 
 /**

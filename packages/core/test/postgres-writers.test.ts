@@ -13,7 +13,7 @@ const STAGE_MS = 30_000 + MESSAGES * 600
 let server: PostgresServer
 beforeAll(async () => {
   server = await startPostgres()
-}, 60_000)
+})
 afterAll(() => server?.stop())
 
 interface Writer {

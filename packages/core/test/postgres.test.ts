@@ -14,7 +14,7 @@ const deploy = { terms: parseSearchQuery('deploy'), operator: 'OR' } as const
 let server: PostgresServer
 beforeAll(async () => {
   server = await startPostgres()
-}, 60_000)
+})
 afterAll(() => server?.stop())
 
 storeContract(
@@ -123,5 +123,5 @@ describe('a user-scoped search on PostgreSQL', () => {
       await client.end()
       await store.close()
     }
-  }, 60_000)
+  })
 })

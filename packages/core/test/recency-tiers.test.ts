@@ -132,7 +132,7 @@ describe('relevance search over many matches (recency tiers)', () => {
     scored = recorder.scored
     store = await openStoreWithDriver(recorder.driver)
     raw = new Database(path, { readonly: true })
-  }, 60_000)
+  })
   afterAll(async () => {
     raw.close()
     await store.close()
@@ -152,7 +152,7 @@ describe('relevance search over many matches (recency tiers)', () => {
     expect(manyScored).toBe(fewScored)
     expect(manyScored).toBeLessThanOrEqual(TIER_MATCHES * (1 + GROWTH))
     expect(manyScored * 4).toBeLessThan(size)
-  }, 120_000)
+  })
 
   it('scores only the user’s rows in a user-scoped search, with the hits the rule gives', async () => {
     for (const userId of ['ann', 'bob']) {

@@ -9,7 +9,7 @@ let port = ''
 
 beforeAll(async () => {
   primary = spawnScript('recording-server.ts', [])
-  port = (await waitForLine(primary, (line) => line.startsWith('PORT '), 30_000)).slice('PORT '.length)
+  port = (await waitForLine(primary, (line) => line.startsWith('PORT '), 600_000)).slice('PORT '.length)
 })
 afterAll(() => killIfRunning(primary))
 
@@ -25,7 +25,7 @@ it('an embedded replica reaches its primary with the token and fails in one clea
   expect(error.message).toMatch(/^Opening the store: /)
   expect(error.message).not.toContain('\n')
   expect(error.message).not.toContain(token)
-  await waitForLine(primary, (line) => line.startsWith('{'), 30_000)
+  await waitForLine(primary, (line) => line.startsWith('{'), 600_000)
   const requests = primary
     .stdout()
     .split('\n')

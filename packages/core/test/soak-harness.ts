@@ -16,7 +16,10 @@ export interface SoakOptions {
   /** A fresh, empty folder for the database and the logs. */
   dir: string
   writers: number
+  /** Runs at least this long, and on until `minimum` is reached (counted work, whatever the machine's load). */
   durationMs: number
+  /** What the run must have done before it stops: acknowledged messages and kills (and always one search and one index rebuild). */
+  minimum?: { acknowledged: number; kills: number }
   /** A writer is killed after a random pause of up to this many ms, then restarted at once. */
   maxKillIntervalMs: number
   /** Called with progress lines (the long run prints them). */
@@ -123,14 +126,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     problems: [],
   }
   try {
-    await Promise.all([reader, pruner].map((c) => waitForLine(c, (l) => l === 'READY', 60_000)))
+    await Promise.all([reader, pruner].map((c) => waitForLine(c, (l) => l === 'READY', 600_000)))
+    // A loaded machine does less in the same time: the run goes on until it has done what the checks need.
+    const milestones = Promise.all([
+      waitForLine(reader, (l) => l === 'SEARCHED', 600_000),
+      waitForLine(pruner, (l) => l === 'REBUILT', 600_000),
+    ])
+    milestones.catch(() => undefined) // awaited below, where a failure counts
+    const minimum = options.minimum ?? { acknowledged: 0, kills: 0 }
+    const acknowledged = () =>
+      Array.from({ length: writers }, (_, w) => readAcks(ackFile(dir, w)).length).reduce((a, b) => a + b, 0)
     const endAt = Date.now() + options.durationMs
-    while (Date.now() < endAt) {
+    while (Date.now() < endAt || report.kills < minimum.kills || acknowledged() < minimum.acknowledged) {
       await sleep(Math.random() * options.maxKillIntervalMs)
       const w = Math.floor(Math.random() * writers)
       const victim = team[w] as Child
       victim.proc.kill('SIGKILL')
-      const exit = await exitWithin(victim, 30_000)
+      const exit = await exitWithin(victim, 600_000)
       if (exit.signal !== 'SIGKILL' && exit.code !== 0)
         report.problems.push(`writer ${w} failed before it was killed:\n${victim.describe()}`)
       kills[w] = (kills[w] ?? 0) + 1
@@ -140,16 +152,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         `${Math.round((endAt - Date.now()) / 1000)} s left: ${report.kills} kills, ${readAcks(ackFile(dir, 0)).length} acks by writer 0`,
       )
     }
+    await milestones
     writeFileSync(stop, '')
     for (const [w, child] of team.entries()) {
-      const exit = await exitWithin(child, 60_000)
+      const exit = await exitWithin(child, 600_000)
       if (exit.code !== 0) report.problems.push(`writer ${w} did not stop cleanly:\n${child.describe()}`)
     }
     for (const [name, child] of [
       ['reader', reader],
       ['maintenance', pruner],
     ] as const) {
-      const exit = await exitWithin(child, 120_000)
+      const exit = await exitWithin(child, 600_000)
       if (exit.code !== 0) {
         report.problems.push(`the ${name} process failed:\n${child.describe()}`)
         continue

@@ -228,6 +228,6 @@ for (const driver of driversUnderTest()) {
         }),
         { numRuns: 50 },
       )
-    }, 60_000)
+    })
   })
 }

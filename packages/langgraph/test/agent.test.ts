@@ -37,7 +37,7 @@ function step(args: string[], env: NodeJS.ProcessEnv = {}): Child {
 /** Runs a step to its end and returns the state it printed. */
 async function stepState(args: string[]): Promise<{ next: string[]; messages: [string, unknown][] }> {
   const child = step(args)
-  const exit = await exitWithin(child, 90_000)
+  const exit = await exitWithin(child, 600_000)
   expect(exit, child.describe()).toEqual({ code: 0, signal: null })
   const line = child
     .stdout()
@@ -86,9 +86,9 @@ it('a tool-calling StateGraph agent on EngramSaver: turns in new processes, inte
   }
   const before = await listed()
   const killed = step(args('resume'), { ENGRAM_HANG_IN_TOOL: '1' })
-  await waitForLine(killed, (line) => line === 'TOOL_STARTED', 60_000)
+  await waitForLine(killed, (line) => line === 'TOOL_STARTED', 600_000)
   killed.proc.kill('SIGKILL')
-  expect((await exitWithin(killed, 10_000)).signal).toBe('SIGKILL')
+  expect((await exitWithin(killed, 600_000)).signal).toBe('SIGKILL')
   const after = await listed()
   expect(after.filter((id) => before.includes(id))).toEqual(before)
   const pending = await saver.getTuple({ configurable: { thread_id: thread } })

@@ -33,7 +33,7 @@ describe.each<DriverName>(['better-sqlite3', 'pg'])('several processes writing o
       )
       try {
         for (const writer of writers) {
-          const exit = await exitWithin(writer, 120_000)
+          const exit = await exitWithin(writer, 600_000)
           expect(exit, writer.describe()).toEqual({ code: 0, signal: null })
           expect(writer.stdout().trim()).toBe('DONE')
         }

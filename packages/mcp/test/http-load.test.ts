@@ -5,7 +5,7 @@ import { runLoad } from './load/http-load.ts'
 let pg: PostgresServer
 beforeAll(async () => {
   pg = await startPostgres()
-}, 120_000)
+})
 afterAll(() => pg?.stop())
 
 // The small size of `pnpm mcp:load` (scripts/mcp-http-load.ts runs 50 clients on 4 servers): counts only,

@@ -63,7 +63,7 @@ beforeAll(async () => {
     tokens[name] = { id: made.token.id, secret: made.secret }
   }
   server = await startHttpServer(['--db', ws.db], env)
-}, 120_000)
+})
 
 afterAll(async () => {
   for (const c of clients) await c.close().catch(() => undefined)

@@ -54,4 +54,4 @@ it('engram mcp install cursor --write: the client starts the server from the fil
   const names = (await client.listTools()).tools.map((t) => t.name).sort()
   expect(names).toEqual(['memory_show', 'session_read', 'session_search', 'sessions_list'])
   await client.close()
-}, 60_000)
+})

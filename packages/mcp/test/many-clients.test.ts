@@ -91,4 +91,4 @@ it('6 server processes on one store and one pair of memory files, 2 SIGKILLed mi
   console.error(
     `[mcp many-clients] ${SERVERS} servers, ${KILLED} killed: ${acked.length} memory writes acknowledged (all present), ${results.reduce((n, r) => n + r.refused, 0)} refused over the cap, ${logged.length} logged messages acknowledged, ${SERVERS * ROUNDS} stored once each after retries`,
   )
-}, 180_000)
+})

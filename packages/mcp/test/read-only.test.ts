@@ -31,7 +31,7 @@ async function gone(pid: number | null) {
 }
 
 it('engram mcp --read-only searches and reads without changing a byte of the database', {
-  timeout: 120_000,
+  timeout: 600_000,
 }, async () => {
   const ws = workspace()
   let sessionId = ''
@@ -74,7 +74,7 @@ it('engram mcp --read-only searches and reads without changing a byte of the dat
 })
 
 it('engram mcp --read-only on a missing database fails with a clear error and creates nothing', {
-  timeout: 120_000,
+  timeout: 600_000,
 }, async () => {
   const ws = workspace()
   const missing = join(ws.dir, 'no', 'such.db')

@@ -11,7 +11,7 @@ let served: Served
 beforeAll(async () => {
   ws = workspace()
   served = await serve(ws, ['--user', 'alice', '--session-log'])
-}, 60_000)
+})
 
 afterAll(async () => {
   await served?.client.close()

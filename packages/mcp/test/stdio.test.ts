@@ -79,7 +79,7 @@ beforeAll(async () => {
     ids.bobMessages = 2
   })
   served = await serve(ws, ['--user', 'alice', '--session-log'], { teeTo: stdoutCopy })
-}, 60_000)
+})
 
 afterAll(async () => {
   await served?.client.close()
@@ -311,7 +311,7 @@ describe('budget', () => {
     expect(largest).toBeLessThan(64 * 1024)
     console.error(`[mcp budget] largest tool result: ${largest} bytes (message in store: ${BIG} bytes)`)
     // Nine calls over a 2 MB message: about 10 s on a quiet 2-core machine; ten times that and more on a loaded one.
-  }, 180_000)
+  })
 })
 
 describe('memory resources', () => {
@@ -330,7 +330,7 @@ describe('memory resources', () => {
     await announced
     expect(updates).toContain('engram://memory/MEMORY.md')
     expect(updates).not.toContain('engram://memory/USER.md')
-  }, 120_000)
+  })
 })
 
 describe('stdout', () => {

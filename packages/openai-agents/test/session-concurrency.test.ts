@@ -48,17 +48,17 @@ it('processes writing one session at once, and a retry after a SIGKILL, store ev
   const a = writer('a', 'all')
   const b = writer('b', 'all')
   const killed = writer('k', 'transactions')
-  await Promise.all([a, b, killed].map((child) => waitForLine(child, (line) => line === 'READY', 20_000)))
-  const killedMidway = waitForLine(killed, (line) => line === 'DONE 4', 20_000)
+  await Promise.all([a, b, killed].map((child) => waitForLine(child, (line) => line === 'READY', 600_000)))
+  const killedMidway = waitForLine(killed, (line) => line === 'DONE 4', 600_000)
   writeFileSync(goFile, '')
   await killedMidway
   killed.proc.kill('SIGKILL')
-  expect((await exitWithin(killed, 10_000)).signal).toBe('SIGKILL')
-  for (const child of [a, b]) expect((await exitWithin(child, 30_000)).code, child.describe()).toBe(0)
+  expect((await exitWithin(killed, 600_000)).signal).toBe('SIGKILL')
+  for (const child of [a, b]) expect((await exitWithin(child, 600_000)).code, child.describe()).toBe(0)
   // The killed writer's run again from its start, as a restarted process retries its transactions.
   const retry = writer('k', 'transactions')
-  await waitForLine(retry, (line) => line === 'READY', 20_000)
-  expect((await exitWithin(retry, 30_000)).code, retry.describe()).toBe(0)
+  await waitForLine(retry, (line) => line === 'READY', 600_000)
+  expect((await exitWithin(retry, 600_000)).code, retry.describe()).toBe(0)
 
   const popped = [a, b].flatMap((child) =>
     child

@@ -17,7 +17,7 @@ if (!url || !schema || !writer || !from || !to || !own || !shared) {
 }
 /** Opens the store, waiting out a server that is restarting (a writer started during the restart). */
 async function open(): Promise<Store> {
-  for (const deadline = Date.now() + 60_000; ; ) {
+  for (const deadline = Date.now() + 600_000; ; ) {
     try {
       return await openStore({
         url: url as string,

@@ -29,6 +29,7 @@ while (!existsSync(stopFile)) {
     if (report.cycles % 5 === 4) {
       await store.rebuildSearchIndex()
       report.rebuilds++
+      if (report.pruned > 0) console.log('REBUILT')
     }
   } catch (error) {
     report.errors++

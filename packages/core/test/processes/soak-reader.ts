@@ -25,6 +25,7 @@ while (!existsSync(stopFile)) {
     if (report.errorMessages.length < 5) report.errorMessages.push((error as Error).message)
   }
   report.searches++
+  if (report.searches === 1) console.log('SEARCHED')
 }
 await store.close()
 console.log(JSON.stringify(report))

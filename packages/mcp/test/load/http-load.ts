@@ -52,7 +52,7 @@ const marker = (user: string) => `marker${user}zz`
  * retried (the bound is what a user's client waits, not an assertion on speed).
  */
 async function callText(client: Client, name: string, args: Record<string, unknown>) {
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 })
   const text = (result.content as { text?: string }[]).map((c) => c.text ?? '').join('\n')
   return { text, isError: Boolean(result.isError) }
 }
