@@ -18,6 +18,8 @@ export default defineConfig({
     // Vitest leaves a core free by default, which on a 2-core machine means one file at a time; most of the
     // suite waits on child processes, servers and a browser, so two files at a time nearly halves it.
     maxWorkers: 2,
+    // Every package built once before the tests (dist/ is what the tests' child processes run).
+    globalSetup: ['./vitest.build.ts'],
     // Ten times the quiet duration of the slowest tests (child processes killed and restarted, servers, a
     // browser, a build: up to ~60 s on a quiet 2-core machine), so a shared, loaded CI machine does not fail
     // them by the clock. One place: test files set no timeout of their own below this one.

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the built CLI when there is one (dist/, after `pnpm build`), else the TypeScript source through tsx
 // with the `engram-source` condition, so `pnpm --filter engram exec engram` works without a build step.
-// ENGRAM_FROM_SOURCE=1 runs the source even when a build exists (the tests set it: a stale dist/ must not
+// ENGRAM_FROM_SOURCE=1 runs the source even when a build exists (for working on the CLI: a stale dist/ must not
 // stand in for the code under test). A build that cannot be loaded (dist/ half rewritten while
 // `pnpm build` runs) falls back to the source when there is one, and otherwise says what to do.
 import { existsSync } from 'node:fs'

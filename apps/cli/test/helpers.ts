@@ -29,7 +29,7 @@ export interface RunResult {
 
 /**
  * The environment the CLI runs with in tests: no API keys, no colours forced, no database override, and
- * for the binary the built dist/ (see builtBinary). The user's data folder (the default database and
+ * for the binary the built dist/ (vitest.build.ts builds it before the tests). The user's data folder (the default database and
  * memory files) is `<cwd>/engram` unless the test names a HOME or XDG_DATA_HOME: a test never reads or
  * writes the real one, and each test's folder holds its own.
  */
@@ -89,31 +89,6 @@ export async function engramJson<T = Record<string, unknown>>(
   const result = await engram([...args, '--json'], options)
   if (result.code !== 0) throw new Error(`engram ${args.join(' ')} exited ${result.code}: ${result.stderr}`)
   return JSON.parse(result.stdout) as T
-}
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
-let build: Promise<void> | undefined
-
-/**
- * Builds every package with tsdown (`pnpm build`, cached by turbo) once per test file, one build at a time, so the binary tests
- * run dist/main.mjs as a user's install does, not the sources through tsx.
- */
-export function builtBinary(): Promise<void> {
-  build ??= new Promise((resolve, reject) => {
-    // One build at a time across test files (flock, util-linux): two at once would write the same dist/.
-    const lock = join(tmpdir(), 'engram-cli-build.lock')
-    const child = spawn('flock', [lock, 'pnpm', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-    let log = ''
-    child.stdout.on('data', (chunk) => {
-      log += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      log += chunk
-    })
-    child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`pnpm build failed:\n${log}`))))
-  })
-  return build
 }
 
 /** Runs the built `engram` binary (bin/engram.js under node, with `nodeArgs`) as a child process, in a pipe. */

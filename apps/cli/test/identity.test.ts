@@ -13,7 +13,7 @@ const me = userInfo().username
 /** A person's machine: a home folder, and the environment a terminal and an MCP client both get. */
 function machine() {
   const home = tempDir('engram-identity-')
-  const env = { PATH: process.env.PATH ?? '', HOME: home, ENGRAM_FROM_SOURCE: '1' }
+  const env = { PATH: process.env.PATH ?? '', HOME: home }
   const folder = (name: string) => {
     const dir = join(home, name)
     mkdirSync(dir, { recursive: true })

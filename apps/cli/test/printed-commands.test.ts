@@ -2,18 +2,17 @@ import { spawnSync } from 'node:child_process'
 import { mkdirSync, symlinkSync } from 'node:fs'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { shellWord } from '../src/output.ts'
 import { BIN, tempDir } from './helpers.ts'
 
 // Real processes through pnpm and a shell; the machine may be busy.
-vi.setConfig({ testTimeout: 600_000 })
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '')
 
 /** PATH with node, pnpm and the shell, and no `engram`: a fresh clone that was never linked. */
 const PATH = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(delimiter)
-const env = { PATH, HOME: process.env.HOME ?? '/tmp', ENGRAM_FROM_SOURCE: '1' }
+const env = { PATH, HOME: process.env.HOME ?? '/tmp' }
 
 const run = (command: string, args: string[], cwd: string, input = '') =>
   spawnSync(command, args, { cwd, env, input, encoding: 'utf8', timeout: 600_000 })

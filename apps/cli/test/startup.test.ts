@@ -1,13 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { beforeAll, describe, expect, it, vi } from 'vitest'
-import { builtBinary, dataFolder, engramBin, tempDir, withStore } from './helpers.ts'
+import { describe, expect, it } from 'vitest'
+import { dataFolder, engramBin, tempDir, withStore } from './helpers.ts'
 
 // Every case starts the built binary; the machine may be busy.
-vi.setConfig({ testTimeout: 600_000, hookTimeout: 600_000 })
-
-beforeAll(() => builtBinary())
 
 const TRACE = fileURLToPath(new URL('./fixtures/trace-packages.mjs', import.meta.url))
 const HEAVY = ['openai', '@anthropic-ai/sdk', 'gpt-tokenizer', 'undici']

@@ -2,10 +2,9 @@ import { spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   BIN,
-  builtBinary,
   cleanEnv,
   engram,
   engramPty,
@@ -16,13 +15,11 @@ import {
 } from './helpers.ts'
 
 // The terminal cases start the built binary in a pseudo-terminal; the machine may be busy.
-vi.setConfig({ testTimeout: 600_000, hookTimeout: 600_000 })
 
 const dir = tempDir()
 const seeded = join(dir, 'seeded.db')
 
 beforeAll(async () => {
-  await builtBinary()
   await seedConversation(seeded)
 })
 

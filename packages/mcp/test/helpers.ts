@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 
-/** The `engram` command users run (through tsx, from source). */
+/** The `engram` command users run (its dist/, which vitest.build.ts builds before the tests). */
 const ENGRAM_BIN = fileURLToPath(new URL('../../../apps/cli/bin/engram.js', import.meta.url))
 const TEE = fileURLToPath(new URL('./fixtures/tee.mjs', import.meta.url))
 
@@ -77,7 +77,7 @@ export async function serve(
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: options.teeTo ? [TEE, options.teeTo, process.execPath, ...server] : server,
-    env: { PATH: process.env.PATH ?? '', HOME: ws.dir, ENGRAM_FROM_SOURCE: '1' },
+    env: { PATH: process.env.PATH ?? '', HOME: ws.dir },
     cwd: ws.dir,
     stderr: 'pipe',
   })

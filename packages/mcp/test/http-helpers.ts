@@ -16,12 +16,12 @@ export interface HttpServer {
 }
 
 /**
- * Starts `engram mcp --http --port 0` (the CLI users run, from source) as a child process and resolves
+ * Starts `engram mcp --http --port 0` (the CLI users run, built) as a child process and resolves
  * with the URL it prints once it listens.
  */
 export function startHttpServer(args: string[], env: Record<string, string>): Promise<HttpServer> {
   const child = spawn(process.execPath, [ENGRAM_BIN, 'mcp', '--http', '--port', '0', ...args], {
-    env: { PATH: process.env.PATH ?? '', ENGRAM_FROM_SOURCE: '1', ...env },
+    env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   })
   let stderr = ''

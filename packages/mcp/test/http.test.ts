@@ -25,7 +25,7 @@ async function cli(args: string[]): Promise<unknown> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [ENGRAM_BIN, ...args, '--db', ws.db, '--json'],
-    { env: { ...env, PATH: process.env.PATH ?? '', ENGRAM_FROM_SOURCE: '1' } },
+    { env: { ...env, PATH: process.env.PATH ?? '' } },
   )
   return JSON.parse(stdout)
 }

@@ -13,7 +13,7 @@ const ENGRAM_BIN = fileURLToPath(new URL('../../../apps/cli/bin/engram.js', impo
 
 it('engram mcp install cursor --write: the client starts the server from the file and sees the tools', async () => {
   const ws = workspace()
-  const env = { PATH: process.env.PATH ?? '', HOME: ws.dir, ENGRAM_FROM_SOURCE: '1' }
+  const env = { PATH: process.env.PATH ?? '', HOME: ws.dir }
   const file = join(ws.dir, '.cursor', 'mcp.json')
   mkdirSync(join(ws.dir, '.cursor'))
   writeFileSync(file, JSON.stringify({ mcpServers: { other: { command: 'other-server' } } }))

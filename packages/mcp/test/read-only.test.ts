@@ -83,7 +83,7 @@ it('engram mcp --read-only on a missing database fails with a clear error and cr
     const child = execFile(
       process.execPath,
       [ENGRAM_BIN, 'mcp', '--read-only', '--user', 'alice', '--db', missing],
-      { cwd: ws.dir, env: { PATH: process.env.PATH ?? '', HOME: ws.dir, ENGRAM_FROM_SOURCE: '1' } },
+      { cwd: ws.dir, env: { PATH: process.env.PATH ?? '', HOME: ws.dir } },
       (_error, _stdout, stderr) => resolve({ code: child.exitCode, stderr }),
     )
     child.stdin?.end()

@@ -230,7 +230,7 @@ async function stdioLatency(url: string, dir: string, rounds: number): Promise<R
       '--user-file',
       join(dir, 'stdio', 'USER.md'),
     ],
-    env: { PATH: process.env.PATH ?? '', HOME: dir, ENGRAM_FROM_SOURCE: '1' },
+    env: { PATH: process.env.PATH ?? '', HOME: dir },
     stderr: 'ignore',
   })
   const client = new SdkClient({ name: 'stdio-load', version: '1' })
