@@ -3,16 +3,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  BIN,
-  cleanEnv,
-  engram,
-  engramPty,
-  plain,
-  seedConversation,
-  tempDir,
-  withStore,
-} from './helpers.ts'
+import { BIN, cleanEnv, engram, engramPty, plain, seedConversation, tempDir, withStore } from './helpers.ts'
 
 // The terminal cases start the built binary in a pseudo-terminal; the machine may be busy.
 
