@@ -223,7 +223,7 @@ describe('the model settings a session ran with', () => {
     const made = await withStore(from, async (store) => {
       const recorded = await store.createSession({ source: 'cli', modelConfig: config })
       await store.appendMessage(recorded.id, { role: 'user', content: 'hello' })
-      const child = await store.continueSession(recorded.id, { endReason: 'compression' })
+      const child = await store.continueSession(recorded.id, { endReason: 'compression', messages: [] })
       const bare = await store.createSession({ source: 'cli' })
       return { recorded: recorded.id, child: child.session.id, bare: bare.id }
     })

@@ -361,7 +361,7 @@ export function storeSuite(h: Harness): void {
       expect((await store.listSessions({ source: 'cli' })).find((l) => l.id === s.id)?.modelConfig).toEqual(
         config,
       )
-      const { session: child } = await store.continueSession(s.id, { endReason: 'compression' })
+      const { session: child } = await store.continueSession(s.id, { endReason: 'compression', messages: [] })
       expect(child.modelConfig).toEqual(config)
       expect((await store.getLineage(child.id)).map((l) => l.modelConfig)).toEqual([config, config])
 
