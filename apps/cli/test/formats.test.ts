@@ -35,6 +35,7 @@ const session = (id: string, title: string | null, parent: string | null): Sessi
   model: 'm',
   title,
   systemPrompt: 'prompt\n-->',
+  modelConfig: { contextWindow: 6_000, maxTokens: 700, note: 'settings -->' },
   parentSessionId: parent,
   startedAt: 1_700_000_000_000,
   endedAt: null,

@@ -291,6 +291,49 @@ describe('engram import --from-hermes', () => {
     expect(rows).toEqual([1, 2])
   })
 
+  it("reads each session's model_config: its window and reply budget under Engram's names, its other keys, never a credential", async () => {
+    const hermes = join(dir, 'state-model-config.db')
+    buildHermes(hermes, 22)
+    const edit = new Database(hermes)
+    const set = edit.prepare('UPDATE sessions SET model_config = ? WHERE id = ?')
+    set.run(
+      JSON.stringify({
+        provider: 'custom',
+        base_url: 'http://127.0.0.1:8080/v1',
+        context_length: 6000,
+        max_tokens: 700,
+        api_key: 'sk-live-do-not-import',
+        headers: { Authorization: 'Bearer do-not-import', 'X-Title': 'hermes' },
+      }),
+      ROOT,
+    )
+    set.run('{"context_length": ', TELEGRAM)
+    edit.close()
+    const db = join(dir, 'from-model-config.db')
+    const result = await engramJson<Record<string, Json>>(['import', '--from-hermes', hermes, '--db', db])
+    expect(result).toMatchObject({ imported: 3 })
+    expect(result.warnings).toEqual(
+      expect.arrayContaining([
+        `session ${ROOT}: model_config keys that may hold a credential were left out`,
+        `session ${TELEGRAM}: model_config is not a JSON object; not imported`,
+      ]),
+    )
+    expect(JSON.stringify(result)).not.toMatch(/do-not-import/)
+    await withStore(db, async (store) => {
+      expect((await store.getSession(ROOT))?.modelConfig).toEqual({
+        provider: 'custom',
+        base_url: 'http://127.0.0.1:8080/v1',
+        context_length: 6000,
+        max_tokens: 700,
+        headers: { 'X-Title': 'hermes' },
+        contextWindow: 6000,
+        maxTokens: 700,
+      })
+      expect((await store.getSession(TELEGRAM))?.modelConfig).toBeNull()
+      expect((await store.getSession(CHILD))?.modelConfig).toBeNull()
+    })
+  })
+
   it('reads what a running Hermes still holds in its -wal file', async () => {
     const hermes = join(dir, 'state-live.db')
     buildHermes(hermes, 21)

@@ -210,3 +210,54 @@ describe('imports of files no export writes', () => {
     })
   })
 })
+
+describe('the model settings a session ran with', () => {
+  it('go through export --all / import (JSONL) and migrate --from; a record of an older version has none', async () => {
+    const from = join(dir, 'settings.db')
+    const config = {
+      contextWindow: 6000,
+      maxTokens: 700,
+      model: 'qwen-local',
+      base_url: 'http://127.0.0.1:8080/v1',
+    }
+    const made = await withStore(from, async (store) => {
+      const recorded = await store.createSession({ source: 'cli', modelConfig: config })
+      await store.appendMessage(recorded.id, { role: 'user', content: 'hello' })
+      const child = await store.continueSession(recorded.id, { endReason: 'compression', messages: [] })
+      const bare = await store.createSession({ source: 'cli' })
+      return { recorded: recorded.id, child: child.session.id, bare: bare.id }
+    })
+    const file = join(dir, 'settings.jsonl')
+    await engramJson(['export', '--all', '-o', file, '--db', from])
+    // The same file as an older version wrote it: session records without modelConfig.
+    const older = join(dir, 'settings-older.jsonl')
+    writeFileSync(
+      older,
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .map((line) => {
+          if (!line.startsWith('{"type":"session"')) return line
+          const record = JSON.parse(line)
+          delete record.session.modelConfig
+          return JSON.stringify(record)
+        })
+        .join('\n'),
+    )
+    const imported = join(dir, 'settings-imported.db')
+    const migrated = join(dir, 'settings-migrated.db')
+    const fromOlder = join(dir, 'settings-older.db')
+    await engramJson(['import', file, '--db', imported])
+    await engramJson(['migrate', '--from', from, '--db', migrated])
+    await engramJson(['import', older, '--db', fromOlder])
+    for (const target of [imported, migrated]) {
+      await withStore(target, async (store) => {
+        expect((await store.getSession(made.recorded))?.modelConfig, target).toEqual(config)
+        expect((await store.getSession(made.child))?.modelConfig, target).toEqual(config)
+        expect((await store.getSession(made.bare))?.modelConfig, target).toBeNull()
+      })
+    }
+    await withStore(fromOlder, async (store) => {
+      for (const id of Object.values(made)) expect((await store.getSession(id))?.modelConfig).toBeNull()
+    })
+  })
+})

@@ -238,6 +238,38 @@ describe('engram ui in chromium', () => {
     await shot('context')
   })
 
+  it('measures a session against the window it ran with, and says where the window comes from', async () => {
+    // The demo's long session (part 3) ran on a 6,000-token window; this page is configured with 128,000.
+    const [tip] = await store.listSessions({ source: 'demo', limit: 1 })
+    expect(tip?.modelConfig?.contextWindow).toBe(6_000)
+    await page.goto(`${base(readOnly)}/sessions/${tip?.id}/context`)
+    const measured =
+      (await page.locator('main > p').filter({ hasText: 'compression triggers' }).textContent()) ?? ''
+    expect(measured).toMatch(/^\s*[\d,]+ of 6,000 tokens \([\d.]+%\) · compression triggers at 4,500 /)
+    expect(await page.textContent('#window-source')).toMatch(
+      /6,000 tokens is the one the session ran with, recorded with the session/,
+    )
+    // The reply gets what the window leaves (at most its 4,096 budget), as the agent asks, so it fits.
+    const total = Number(measured.trim().split(' ')[0]?.replace(/,/g, ''))
+    expect(total).toBeLessThanOrEqual(6_000)
+    expect(measured).not.toContain('over the window')
+    const rows = await page.locator('table tbody tr').allTextContents()
+    expect(rows.find((row) => row.startsWith('reply budget'))).toMatch(
+      /^reply budget \(what the window leaves; at most 4,096\)/,
+    )
+
+    // A session that recorded no window (as every session written before they did): the page's own, said so.
+    const [old] = await store.listSessions({ source: 'telegram', limit: 1 })
+    expect(old?.modelConfig).toBeNull()
+    await page.goto(`${base(readOnly)}/sessions/${old?.id}/context`)
+    expect(await page.locator('main > p').filter({ hasText: 'compression triggers' }).textContent()).toMatch(
+      /of 128,000 tokens/,
+    )
+    expect(await page.textContent('#window-source')).toMatch(
+      /128,000 tokens is this page's configuration .* this session recorded none/,
+    )
+  })
+
   it('shows the memory files with usage and the blocked entry marked with its reason', async () => {
     await page.goto(`${base(readOnly)}/memory`)
     expect(await page.locator('.meter').count()).toBe(2)

@@ -1,7 +1,14 @@
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { EngramError, type Role, type Session, type StoredMessage, type UsageGroup } from '@engram/core'
+import {
+  EngramError,
+  type Role,
+  type Session,
+  type SessionModelConfig,
+  type StoredMessage,
+  type UsageGroup,
+} from '@engram/core'
 import Database from 'better-sqlite3'
 import type { ExportedSession } from './document.ts'
 
@@ -142,14 +149,69 @@ function openReadOnly(path: string): { db: Database.Database; dispose: () => voi
 /** The fields of a Hermes message that Engram has no place for: reported, never dropped silently. */
 const UNKEPT_MESSAGE_FIELDS = ['reasoning', 'reasoning_content', 'reasoning_details', 'codex_reasoning_items']
 
-function toSession(row: Row): Session {
+// Keys of a Hermes model_config that may hold a credential: never imported (whatever their depth).
+const SECRET_KEY =
+  /(?:^|[_-])(?:api[_-]?key|key|secret|password|passwd|token|auth|authorization|credentials?|cookie)(?:$|[_-])/i
+// Hermes' names for the settings Engram reads, and Engram's own (a file Engram's settings went into).
+const WINDOW_KEYS = ['context_length', 'context_window', 'contextWindow']
+const REPLY_KEYS = ['max_tokens', 'maxTokens']
+
+const withoutSecrets = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(withoutSecrets)
+    : value !== null && typeof value === 'object'
+      ? Object.fromEntries(
+          Object.entries(value)
+            .filter(([key]) => !SECRET_KEY.test(key))
+            .map(([key, v]) => [key, withoutSecrets(v)]),
+        )
+      : value
+
+const wholeAtLeastOne = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 1
+
+/**
+ * A Hermes session's `model_config` (JSON text) as Engram's model settings: its window and reply budget
+ * under Engram's names, its other keys kept, keys that may hold a credential left out. Text that is not a
+ * JSON object is not imported; `notes` says so.
+ */
+function modelConfigOf(value: unknown, sessionId: string, notes: string[]): SessionModelConfig | null {
+  if (typeof value !== 'string' || value.trim() === '' || value.trim() === 'null') return null
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(value)
+  } catch {
+    parsed = undefined
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    notes.push(`session ${sessionId}: model_config is not a JSON object; not imported`)
+    return null
+  }
+  const config = withoutSecrets(parsed) as Record<string, unknown>
+  if (Object.keys(config).length < Object.keys(parsed).length)
+    notes.push(`session ${sessionId}: model_config keys that may hold a credential were left out`)
+  const window = WINDOW_KEYS.map((key) => config[key]).find(wholeAtLeastOne)
+  const reply = REPLY_KEYS.map((key) => config[key]).find(wholeAtLeastOne)
+  const { contextWindow: _w, maxTokens: _r, model, provider, ...rest } = config
   return {
-    id: String(row.id),
+    ...rest,
+    ...(window === undefined ? {} : { contextWindow: window }),
+    ...(reply === undefined ? {} : { maxTokens: reply }),
+    ...(typeof model === 'string' ? { model } : {}),
+    ...(typeof provider === 'string' ? { provider } : {}),
+  }
+}
+
+function toSession(row: Row, notes: string[]): Session {
+  const id = String(row.id)
+  return {
+    id,
     source: str(row.source) ?? 'hermes',
     userId: str(row.user_id),
     model: str(row.model),
     title: str(row.title),
     systemPrompt: str(row.prompt),
+    modelConfig: modelConfigOf(row.model_config, id, notes),
     parentSessionId: str(row.parent_session_id),
     startedAt: toMs(row.started_at) ?? 0,
     endedAt: toMs(row.ended_at),
@@ -234,6 +296,7 @@ const SESSION_COLUMNS = [
   'source',
   'user_id',
   'model',
+  'model_config',
   'title',
   'parent_session_id',
   'started_at',
@@ -345,7 +408,12 @@ export function openHermes(path: string, { maxRowBytes = MAX_HERMES_ROW_BYTES } 
     return {
       schemaVersion: version,
       warnings,
-      sessions: rows.map((row) => ({ session: toSession(row), messages: [], episodes: [], usage: [] })),
+      sessions: rows.map((row) => ({
+        session: toSession(row, warnings),
+        messages: [],
+        episodes: [],
+        usage: [],
+      })),
       load(exported) {
         const skipped: string[] = []
         const id = exported.session.id

@@ -46,6 +46,8 @@ function importInput(
       model: session.model,
       title: session.title,
       systemPrompt: session.systemPrompt,
+      // absent from files written before sessions recorded their model settings
+      modelConfig: session.modelConfig ?? null,
       parentSessionId: parent,
       startedAt: session.startedAt,
       endedAt: session.endedAt,

@@ -11,6 +11,29 @@ interface Section {
   detail?: Html
 }
 
+/** The window and reply budget a session is measured against, and whether the session recorded them. */
+interface Measure {
+  window: number
+  replyBudget: number
+  /** True when the window is the one recorded with the session; false: this page's configuration. */
+  recorded: boolean
+}
+
+/**
+ * The session's recorded window and reply budget (what it ran with), each falling back to this page's
+ * configuration where the session has none (sessions written before they recorded them, or by a tool that
+ * does not).
+ */
+function measureOf(session: Session | null, config: EngramConfig): Measure {
+  const settings = session?.modelConfig
+  const main = config.models.main
+  return {
+    window: settings?.contextWindow ?? main.contextWindow,
+    replyBudget: settings?.maxTokens ?? main.maxTokens,
+    recorded: settings?.contextWindow !== undefined,
+  }
+}
+
 /** Characters of message text up to which the page counts tokens exactly. */
 const EXACT_COUNT_LIMIT = 400_000
 
@@ -30,6 +53,7 @@ export async function contextPage(
   const tipSession = tip === id ? session : await store.getSession(tip)
   const messages = await store.getMessages(tip)
   const prompt = tipSession?.systemPrompt ?? ''
+  const measure = measureOf(tipSession, config)
   const { memory, instructions: rest } = splitSystemPrompt(prompt)
   // BPE-counting a huge uncompressed session would keep the page busy for seconds: past this much text the
   // messages are estimated (the page says so); the prompt and the tool schemas are always counted.
@@ -56,10 +80,19 @@ export async function contextPage(
       name: `${role} messages (${formatInt(v.count)})`,
       tokens: v.tokens,
     })),
-    { name: 'reply budget', tokens: config.models.main.maxTokens },
   ]
-  const window = config.models.main.contextWindow
-  const total = sections.reduce((sum, s) => sum + s.tokens, 0)
+  const { window, replyBudget } = measure
+  // As the agent asks: the reply gets its budget, or what the window leaves when that is less.
+  const prompted = sections.reduce((sum, s) => sum + s.tokens, 0)
+  const reply = Math.min(replyBudget, Math.max(0, window - prompted))
+  sections.push({
+    name:
+      reply < replyBudget
+        ? `reply budget (what the window leaves; at most ${formatInt(replyBudget)})`
+        : 'reply budget',
+    tokens: reply,
+  })
+  const total = prompted + reply
   const trigger = Math.round(window * config.compressor.triggerRatio)
   const pct = (n: number) => `${((n / window) * 100).toFixed(1)}%`
   return page(
@@ -69,7 +102,11 @@ export async function contextPage(
     <p><a href="${sessionHref(tip)}">← the session</a></p>
     <h2>Context against the window</h2>
     <p><strong>${formatInt(total)}</strong> of ${formatInt(window)} tokens (${pct(total)}) · compression triggers at ${formatInt(trigger)} (${Math.round(config.compressor.triggerRatio * 100)}%)
-      <br><span class="muted">The window is the one this <code>engram ui</code> is configured with (<code>models.main.context_window</code>): sessions do not record the window they ran with, so start <code>engram ui</code> with the same configuration as the agent.</span>
+      <br><span class="muted" id="window-source">${
+        measure.recorded
+          ? html`The window of ${formatInt(window)} tokens is the one the session ran with, recorded with the session${tipSession?.modelConfig?.model ? html` (model <code>${tipSession.modelConfig.model}</code>)` : ''}; the compression trigger is this page's configuration.`
+          : html`The window of ${formatInt(window)} tokens is this page's configuration (<code>models.main.context_window</code>): this session recorded none (it was written before sessions recorded their window, or by a tool that does not), so start <code>engram ui</code> with the configuration the agent ran with.`
+      }</span>
       ${total > window ? html` · <span class="blocked">over the window</span>` : ''}</p>
     <table><thead><tr><th>section</th><th class="n">tokens</th><th class="n">of the window</th><th></th></tr></thead><tbody>
     ${sections.map(

@@ -1,5 +1,12 @@
+import { isDeepStrictEqual } from 'node:util'
 import { bpeTokenCounter, type CompressionReport, ContextCompressor, textOf } from '@engram/compressor'
-import { EngramError, type Session, type Store, type StoredMessage } from '@engram/core'
+import {
+  EngramError,
+  type Session,
+  type SessionModelConfig,
+  type Store,
+  type StoredMessage,
+} from '@engram/core'
 import type { ModelConfig } from '../config/types.ts'
 import { type CallObserver, createSummarizer } from '../providers/auxiliary.ts'
 import { throwIfCancelled } from '../providers/errors.ts'
@@ -163,8 +170,19 @@ class EngramAgent implements Agent {
       model: this.#options.provider.model,
       userId: this.#options.userId ?? null,
       systemPrompt,
+      modelConfig: this.#modelSettings(null),
     })
     return this.#start(session, systemPrompt, [])
+  }
+
+  /**
+   * The settings this agent runs a session with (window, reply budget, model, provider), over what the
+   * session recorded before (another tool's keys stay), so the session says what its context is measured against.
+   */
+  #modelSettings(recorded: SessionModelConfig | null): SessionModelConfig {
+    const { provider } = this.#options
+    const { contextWindow, maxTokens } = this.#config.models.main
+    return { ...recorded, contextWindow, maxTokens, model: provider.model, provider: provider.name }
   }
 
   async resume(sessionId: string | 'latest'): Promise<Session> {
@@ -181,8 +199,13 @@ class EngramAgent implements Agent {
     }
     // An ended session written to again is live: left ended, its old end would make it prunable.
     if (session.endedAt !== null) await this.#store.reopenSession(session.id)
-    this.#start(session, systemPrompt, await this.#store.getStoredMessages(session.id))
-    return { ...session, endedAt: null, endReason: null }
+    // From here on it runs with this agent's window: the record says so (a session of another tool gets one).
+    const modelConfig = this.#modelSettings(session.modelConfig)
+    if (!isDeepStrictEqual(modelConfig, session.modelConfig))
+      await this.#store.setModelConfig(session.id, modelConfig)
+    const resumed = { ...session, modelConfig, endedAt: null, endReason: null }
+    this.#start(resumed, systemPrompt, await this.#store.getStoredMessages(session.id))
+    return resumed
   }
 
   async #checkContext(

@@ -1,4 +1,5 @@
 import { type AnySQLiteColumn, index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import type { SessionModelConfig } from '../types.ts'
 
 export const sessions = sqliteTable(
   'sessions',
@@ -9,6 +10,8 @@ export const sessions = sqliteTable(
     model: text('model'),
     title: text('title'),
     systemPrompt: text('system_prompt'),
+    /** The model settings the session ran with (its window above all), as JSON text; null when not recorded. */
+    modelConfig: text('model_config', { mode: 'json' }).$type<SessionModelConfig>(),
     /** The session this one continues (compression); detached (set null) when the parent is deleted. */
     parentSessionId: text('parent_session_id').references((): AnySQLiteColumn => sessions.id, {
       onDelete: 'set null',

@@ -36,6 +36,31 @@ export function checkMessageRef(ref: unknown, index: number): string {
   return ref
 }
 
+/** The most characters a session's model settings may take as JSON. */
+const MAX_MODEL_CONFIG_CHARS = 64 * 1024
+const jsonValue = z.json()
+
+/** A session's model settings: the known fields checked, other keys kept, the whole JSON and at most 64 KiB. */
+export const modelConfig = z
+  .looseObject({
+    contextWindow: wholeNumber(1).optional(),
+    maxTokens: wholeNumber(1).optional(),
+    model: text.optional(),
+    provider: text.optional(),
+  })
+  .refine(
+    (config) => jsonValue.safeParse(config).success,
+    'must hold JSON values only (text, finite numbers, booleans, null, arrays and objects; no undefined)',
+  )
+  .refine(
+    (config) => JSON.stringify(config).length <= MAX_MODEL_CONFIG_CHARS,
+    `must take at most ${MAX_MODEL_CONFIG_CHARS} characters as JSON`,
+  )
+
+/** A session's model settings as stored: JSON text, or null when none are given. */
+export const modelConfigText = (config: z.output<typeof modelConfig> | null | undefined): string | null =>
+  config === null || config === undefined ? null : JSON.stringify(config)
+
 export const newSession = z.object({
   source: identifier,
   id: identifier.optional(),
@@ -43,6 +68,7 @@ export const newSession = z.object({
   model: optionalText,
   title: optionalText,
   systemPrompt: optionalText,
+  modelConfig: modelConfig.nullish(),
   parentSessionId: optionalId,
 })
 

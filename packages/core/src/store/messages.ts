@@ -188,8 +188,8 @@ export async function continueSession(
     [
       endSessionStatement(ctx, parent, endReason, now),
       {
-        sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at)
-          SELECT ?, source, user_id, model, title, system_prompt, id, ? FROM sessions WHERE id = ?`,
+        sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, model_config, parent_session_id, started_at)
+          SELECT ?, source, user_id, model, title, system_prompt, model_config, id, ? FROM sessions WHERE id = ?`,
         params: [childId, now, parent],
       },
       ...encoded.map((e) => insertMessage(e, childId)),

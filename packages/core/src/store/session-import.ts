@@ -80,9 +80,9 @@ export async function importSession(
   const id = session.id
   const statements: Statement[] = [
     {
-      sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at,
-          ended_at, end_reason, input_tokens, output_tokens, cost_usd)
-        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ${PARENT_OF_SAME_USER}`,
+      sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, model_config, parent_session_id,
+          started_at, ended_at, end_reason, input_tokens, output_tokens, cost_usd)
+        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ${PARENT_OF_SAME_USER}`,
       params: [
         id,
         session.source,
@@ -90,6 +90,7 @@ export async function importSession(
         session.model ?? null,
         session.title ?? null,
         session.systemPrompt ?? null,
+        args.modelConfigText(session.modelConfig),
         parent,
         session.startedAt,
         session.endedAt ?? null,

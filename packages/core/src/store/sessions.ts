@@ -4,7 +4,7 @@ import { statementOf } from '../database.ts'
 import type { QueryResult } from '../driver.ts'
 import { EngramError, isConstraintError } from '../errors.ts'
 import { sessions } from '../schema/sessions.ts'
-import type { ListSessionsOptions, NewSession, Page, Session } from '../types.ts'
+import type { ListSessionsOptions, NewSession, Page, Session, SessionModelConfig } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
@@ -46,8 +46,8 @@ export async function createSession(ctx: StoreContext, input: NewSession): Promi
     results = await ctx.write(
       [
         {
-          sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, parent_session_id, started_at)
-            SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE ${PARENT_OF_SAME_USER}`,
+          sql: `INSERT INTO sessions (id, source, user_id, model, title, system_prompt, model_config, parent_session_id, started_at)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ${PARENT_OF_SAME_USER}`,
           params: [
             id,
             session.source,
@@ -55,6 +55,7 @@ export async function createSession(ctx: StoreContext, input: NewSession): Promi
             session.model ?? null,
             session.title ?? null,
             session.systemPrompt ?? null,
+            args.modelConfigText(session.modelConfig),
             parent,
             Date.now(),
             ...parentOfSameUser(parent, userId),
@@ -168,6 +169,21 @@ export async function setSystemPrompt(ctx: StoreContext, id: string, prompt: str
   const sessionId = args.checkSessionId(id, action)
   const [updated] = await ctx.write(
     [statementOf(ctx.db.update(sessions).set({ systemPrompt }).where(eq(sessions.id, sessionId)))],
+    action,
+  )
+  if (updated?.changes === 0) throw sessionNotFound(sessionId)
+}
+
+export async function setModelConfig(
+  ctx: StoreContext,
+  id: string,
+  config: SessionModelConfig | null,
+): Promise<void> {
+  const action = 'Recording the model settings of a session'
+  const modelConfig = parse(args.modelConfig.nullable(), config, action, { field: 'the model settings' })
+  const sessionId = args.checkSessionId(id, action)
+  const [updated] = await ctx.write(
+    [statementOf(ctx.db.update(sessions).set({ modelConfig }).where(eq(sessions.id, sessionId)))],
     action,
   )
   if (updated?.changes === 0) throw sessionNotFound(sessionId)

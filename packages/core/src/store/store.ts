@@ -27,6 +27,7 @@ import type {
   SearchOptions,
   Session,
   SessionExport,
+  SessionModelConfig,
   StoredMessage,
   UsageGroup,
   UsageRecord,
@@ -153,6 +154,14 @@ export class Store {
   /** Stores the assembled system prompt verbatim, so a continuing session can reuse it byte for byte. */
   setSystemPrompt(id: string, prompt: string): Promise<void> {
     return this.ctx.operation(() => sessions.setSystemPrompt(this.ctx, id, prompt))
+  }
+
+  /**
+   * Records the model settings a session runs with (its window, reply budget, model), replacing what it
+   * had; null clears them. A session continued by compression keeps its parent's.
+   */
+  setModelConfig(id: string, config: SessionModelConfig | null): Promise<void> {
+    return this.ctx.operation(() => sessions.setModelConfig(this.ctx, id, config))
   }
 
   /**

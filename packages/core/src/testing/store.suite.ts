@@ -104,7 +104,12 @@ export function storeSuite(h: Harness): void {
       const history = await store.getMessages(s.id)
       expect(history.map((m) => m.content)).toEqual(['the kubernetes rollout failed twice', null])
       expect(history[1]?.tool_calls?.[0]?.function.name).toBe('kubectl')
-      expect(await store.getSession(s.id)).toMatchObject({ messageCount: 2, toolCallCount: 1 })
+      // counters from 0002 and 0003; no model settings (0013) were recorded for it
+      expect(await store.getSession(s.id)).toMatchObject({
+        messageCount: 2,
+        toolCallCount: 1,
+        modelConfig: null,
+      })
       expect((await store.search('kubernetes')).map((h) => h.sessionId)).toEqual([s.id])
       // Old rows have no search text yet; rebuilding the index adds their tool calls.
       expect(await store.search('kubectl')).toEqual([])
@@ -183,8 +188,13 @@ export function storeSuite(h: Harness): void {
       writeFileSync(journalPath, JSON.stringify(journal))
       const path = h.path()
       const before = await h.open(path, { migrationsFolder: oldFolder })
-      const root = await before.createSession({ source: 'cli', userId: 'u' })
-      const child = await before.createSession({ source: 'cli', userId: 'u', parentSessionId: root.id })
+      // The session rows as that schema holds them (this code's createSession writes later columns too).
+      const root = { id: 'fk-root' }
+      const child = { id: 'fk-child' }
+      const oldDb = raw(path)
+      oldDb.exec(`INSERT INTO sessions (id, source, user_id, started_at) VALUES ('fk-root', 'cli', 'u', 1);
+        INSERT INTO sessions (id, source, user_id, parent_session_id, started_at) VALUES ('fk-child', 'cli', 'u', 'fk-root', 2)`)
+      oldDb.close()
       await before.appendMessages(root.id, [
         { role: 'user', content: '部署 the gateway' },
         { role: 'assistant', content: null, tool_calls: [toolCall('c1', 'deploy', { to: 'prod' })] },
@@ -332,6 +342,82 @@ export function storeSuite(h: Harness): void {
       await store.setSystemPrompt(s.id, prompt)
       expect((await store.getSession(s.id))?.systemPrompt).toBe(prompt)
       await expectCode(store.setSystemPrompt('missing', prompt), 'SESSION_NOT_FOUND')
+    })
+
+    it('records the model settings a session runs with: round trip, kept by a continuation, null when none', async () => {
+      const config = {
+        contextWindow: 6000,
+        maxTokens: 512,
+        model: 'qwen-local',
+        provider: 'openai',
+        // keys of another tool (a Hermes model_config) are kept as they are
+        base_url: 'http://127.0.0.1:8080/v1',
+        reasoning: { effort: 'low', steps: [1, 2.5, null, true] },
+        note: '窗口 6k\0',
+      }
+      const s = await store.createSession({ source: 'cli', modelConfig: config })
+      expect(s.modelConfig).toEqual(config)
+      expect((await store.getSession(s.id))?.modelConfig).toEqual(config)
+      expect((await store.listSessions({ source: 'cli' })).find((l) => l.id === s.id)?.modelConfig).toEqual(
+        config,
+      )
+      const { session: child } = await store.continueSession(s.id, { endReason: 'compression', messages: [] })
+      expect(child.modelConfig).toEqual(config)
+      expect((await store.getLineage(child.id)).map((l) => l.modelConfig)).toEqual([config, config])
+
+      const plain = await store.createSession({ source: 'cli' })
+      expect(plain.modelConfig).toBeNull()
+      expect((await store.getSession(plain.id))?.modelConfig).toBeNull()
+      await store.setModelConfig(plain.id, { contextWindow: 32_000 })
+      expect((await store.getSession(plain.id))?.modelConfig).toEqual({ contextWindow: 32_000 })
+      await store.setModelConfig(plain.id, null)
+      expect((await store.getSession(plain.id))?.modelConfig).toBeNull()
+      await expectCode(store.setModelConfig('missing', { contextWindow: 1 }), 'SESSION_NOT_FOUND')
+    })
+
+    it('refuses model settings that are not JSON or have a wrong known field, naming the field', async () => {
+      const bad: [unknown, RegExp][] = [
+        [{ contextWindow: 0 }, /contextWindow must be at least 1/],
+        [{ contextWindow: 6000.5 }, /contextWindow must be a whole number/],
+        [{ maxTokens: '512' }, /maxTokens/],
+        [{ model: 7 }, /model/],
+        [{ extra: Number.NaN }, /JSON values only/],
+        [{ extra: undefined }, /JSON values only/],
+        [{ extra: 'x'.repeat(70_000) }, /at most 65536 characters/],
+        ['6000', /modelConfig/],
+      ]
+      for (const [modelConfig, message] of bad) {
+        const error = await expectCode(
+          store.createSession({ source: 'cli', modelConfig: modelConfig as never }),
+          'INVALID_ARGUMENT',
+        )
+        expect(error.message).toMatch(message)
+      }
+      const s = await store.createSession({ source: 'cli' })
+      await expectCode(store.setModelConfig(s.id, { maxTokens: -1 }), 'INVALID_ARGUMENT')
+      expect((await store.getSession(s.id))?.modelConfig).toBeNull()
+    })
+
+    it('carries the model settings through exportSession and importSession', async () => {
+      const config = { contextWindow: 6000, maxTokens: 256, model: 'm', hermes_key: [1, 'two'] }
+      const s = await store.createSession({ source: 'cli', modelConfig: config })
+      await store.appendMessage(s.id, { role: 'user', content: 'hello' })
+      const exported = await store.exportSession(s.id)
+      expect(exported?.session.modelConfig).toEqual(config)
+      const other = await open()
+      try {
+        const { session } = exported ?? { session: s }
+        const none = await store.createSession({ source: 'cli' })
+        for (const [id, modelConfig] of [
+          [session.id, session.modelConfig],
+          [none.id, null],
+        ] as const)
+          await other.importSession({ session: { id, source: 'cli', startedAt: 1, modelConfig } })
+        expect((await other.getSession(session.id))?.modelConfig).toEqual(config)
+        expect((await other.getSession(none.id))?.modelConfig).toBeNull()
+      } finally {
+        await other.close()
+      }
     })
 
     it('walks the lineage back to the root and the tip forward', async () => {

@@ -11,6 +11,8 @@ export const sessions = pgTable(
     model: text('model'),
     title: text('title'),
     systemPrompt: text('system_prompt'),
+    /** JSON text, as SQLite's (the store reads and writes it through the SQLite schema's JSON column). */
+    modelConfig: text('model_config'),
     parentSessionId: text('parent_session_id').references((): AnyPgColumn => sessions.id, {
       onDelete: 'set null',
     }),
