@@ -14,7 +14,7 @@ const TAG = '_session_model_config'
 let database: PGlite
 beforeAll(async () => {
   database = await PGlite.create()
-}, 120_000)
+})
 afterAll(() => database?.close())
 
 // The SQLite side of this migration is in the store contract (sqliteFile drivers): an old row reads null.
@@ -43,5 +43,5 @@ describe("PostgreSQL's model_config migration on a populated schema", () => {
     } finally {
       await store.close()
     }
-  }, 120_000)
+  })
 })
