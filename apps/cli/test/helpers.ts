@@ -233,7 +233,7 @@ export function engramPty(
   return {
     output: () => stdout,
     type: (text) => child.stdin.write(text),
-    async waitFor(pattern, timeoutMs = 300_000) {
+    async waitFor(pattern, timeoutMs = 600_000) {
       const deadline = Date.now() + timeoutMs
       while (!pattern.test(plain(stdout))) {
         if (Date.now() > deadline || child.exitCode !== null) {
