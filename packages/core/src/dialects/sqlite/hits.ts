@@ -1,13 +1,10 @@
 /** SQLite's search SQL over the FTS5 indexes (migration 0001): the MATCH of structured terms and the hit query. */
 import type { Statement } from '../../driver.ts'
-import { joinTerms } from '../../search/query.ts'
 import type { TermTier } from '../../search/tiers.ts'
 import { hitParts, sliceColumn } from '../../search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
 import type { After } from '../dialect.ts'
-
-/** The FTS5 MATCH expression of a tier: each term a double-quoted string (query.ts), joined by its operator. */
-export const ftsMatch = (tier: TermTier): string => joinTerms(tier.terms, tier.operator)
+import { ftsMatch } from './match.ts'
 
 // Relevance must be `rank` alone: then FTS5 yields rows best-first and SQLite stops after `LIMIT` rows
 // instead of joining, scoring and snippeting every match (any extra sort key brings that back).

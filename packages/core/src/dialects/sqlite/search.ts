@@ -4,6 +4,7 @@ import { COMMON_TERM_MESSAGES, gatherTiers, needsCounts, termTiers } from '../..
 import type { SearchOptions } from '../../types.ts'
 import type { After, DialectConnection, HitRow } from '../dialect.ts'
 import { hitQuery } from './hits.ts'
+import { ftsTerm } from './match.ts'
 import { recencyRanked } from './recency-tiers.ts'
 
 /** How many messages hold each term, each counted up to COMMON_TERM_MESSAGES: one in-process count per term. */
@@ -13,7 +14,7 @@ async function termCounts(db: DialectConnection, terms: readonly SearchTerm[]): 
     const [row] = await db.read<{ n: number }>(
       {
         sql: 'SELECT count(*) AS n FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)',
-        params: [term.fts, COMMON_TERM_MESSAGES],
+        params: [ftsTerm(term), COMMON_TERM_MESSAGES],
       },
       'Searching messages',
     )
