@@ -16,8 +16,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { openStore, type Store } from '@engram/core'
-import type { EvaluationSearchOptions } from '../../core/src/store/search.ts'
+import { openStore, type SearchOptions, type Store } from '@engram/core'
+import type { RankFeatures } from '../../core/src/search/rank.ts'
+import { searchWithRanking } from '../../core/src/store/evaluation.ts'
 import {
   createAgent,
   createOfflineModel,
@@ -169,16 +170,21 @@ interface Figures {
   mrr: number
 }
 
-async function measure(built: Built, lang: 'en' | 'zh', options: EvaluationSearchOptions): Promise<Figures> {
+async function measure(
+  built: Built,
+  lang: 'en' | 'zh',
+  options: SearchOptions,
+  ranking: Partial<RankFeatures> = {},
+): Promise<Figures> {
   const ranks: number[] = []
   for (const { id, fact, words } of built.facts[lang]) {
     for (const query of [fact.asked, words]) {
-      const hits = await built.store.search(query, {
-        userId: USER,
-        limit: 20,
-        includeEpisodes: false,
-        ...options,
-      })
+      const hits = await searchWithRanking(
+        built.store,
+        query,
+        { userId: USER, limit: 20, includeEpisodes: false, ...options },
+        ranking,
+      )
       const at = hits.findIndex((hit) => hit.kind === 'message' && hit.messageId === id)
       ranks.push(at < 0 ? Number.POSITIVE_INFINITY : at + 1)
     }
@@ -204,7 +210,7 @@ async function main(): Promise<void> {
     )
     for (const lang of ['en', 'zh'] as const) {
       const now = await measure(built, lang, {})
-      const before = await measure(built, lang, { includeRetrieval: true, ranking: { statements: false } })
+      const before = await measure(built, lang, { includeRetrieval: true }, { statements: false })
       console.log(`${lang}: default search        ${fmt(now)}`)
       console.log(`${lang}: traffic in, no order  ${fmt(before)}`)
       console.log(

@@ -16,9 +16,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { openStore, type Store } from '../src/index.ts'
+import { openStore, type SearchOptions, type Store } from '../src/index.ts'
 import { RANK_FEATURES, type RankFeatures } from '../src/search/rank.ts'
-import type { EvaluationSearchOptions } from '../src/store/search.ts'
+import { searchWithRanking } from '../src/store/evaluation.ts'
 import { buildChatDataset } from './chats/build-chats.ts'
 import { buildConversationDataset } from './conversations/build-conversations.ts'
 import type { ConversationDataset, ConversationQuestion } from './conversations/dataset.ts'
@@ -91,14 +91,15 @@ export async function askQuestions(
   const split = new Map(data.conversations.map((c) => [c.key, c.split]))
   for (const q of data.questions) {
     const started = performance.now()
-    const options: EvaluationSearchOptions = {
+    const options: SearchOptions = {
       userId: q.conversation,
       limit: K[K.length - 1],
       includeEpisodes: false,
       now: q.askedAt,
-      ...(ranking ? { ranking } : {}),
     }
-    const hits = await store.search(q.question, options)
+    const hits = ranking
+      ? await searchWithRanking(store, q.question, options, ranking)
+      : await store.search(q.question, options)
     const ms = performance.now() - started
     const found = hits.flatMap((h) =>
       h.kind === 'message' ? [keyById.get(h.messageId) ?? `?${h.messageId}`] : [],

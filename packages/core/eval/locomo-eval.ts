@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { openStore, type Store } from '../src/index.ts'
 import { RANK_FEATURES, type RankFeatures } from '../src/search/rank.ts'
-import type { EvaluationSearchOptions } from '../src/store/search.ts'
+import { searchWithRanking } from '../src/store/evaluation.ts'
 
 const K = [5, 10, 25, 50] as const
 const CATEGORIES: Record<number, string> = {
@@ -120,13 +120,8 @@ async function runLocomo(
       for (const qa of sample.qa) {
         const evidence = new Set(evidenceOf(qa.evidence))
         if (evidence.size === 0) continue
-        const options: EvaluationSearchOptions = {
-          userId: sample.sample_id,
-          limit: 50,
-          includeEpisodes: false,
-        }
-        if (Object.keys(ranking).length > 0) options.ranking = ranking
-        const hits = await store.search(qa.question, options)
+        const options = { userId: sample.sample_id, limit: 50, includeEpisodes: false }
+        const hits = await searchWithRanking(store, qa.question, options, ranking)
         const ranked = hits.map((hit) => (hit.kind === 'message' ? dia.get(hit.messageId) : undefined))
         const recall = Object.fromEntries(
           K.map((k) => [

@@ -1,5 +1,6 @@
-import { isTransientPgError, pgCode, pgEngramError } from './dialects/postgres/errors.ts'
+import { pgEngramError } from './dialects/postgres/errors.ts'
 import { isSqliteBusy, sqliteCode, sqliteEngramError } from './dialects/sqlite/errors.ts'
+import { isTransientPgError, pgCode } from './drivers/pg-errors.ts'
 import { EngramError } from './engram-error.ts'
 
 export { EngramError, type EngramErrorCode } from './engram-error.ts'

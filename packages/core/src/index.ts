@@ -14,7 +14,6 @@ export { EngramError, type EngramErrorCode } from './engram-error.ts'
 export { openStore, openStoreWithDriver } from './open-store.ts'
 export { adoptSessions, countUnownedSessions, listUnownedSessions } from './session-owners.ts'
 export { MAX_LIMIT as MAX_PAGE_LIMIT } from './store/args.ts'
-export type { RetryPolicy } from './store/context.ts'
 export type {
   GraphBlob,
   GraphCheckpointKey,
@@ -30,5 +29,5 @@ export type {
   NewGraphCheckpoint,
 } from './store/graph.ts'
 export type { Store } from './store/store.ts'
-export type { StoreOptions } from './store-options.ts'
+export type { RetryPolicy, StoreOptions } from './store-options.ts'
 export * from './types.ts'

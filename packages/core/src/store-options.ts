@@ -1,8 +1,17 @@
 import { z } from 'zod'
 import { type ConnectionOptions, POSTGRES_URL } from './connection.ts'
 import { EngramError } from './errors.ts'
-import { DEFAULT_RETRY, type RetryPolicy } from './store/context.ts'
 import { parse, wholeNumber } from './validation.ts'
+
+/** How a write retries while another connection holds the lock (StoreContext.write). */
+export interface RetryPolicy {
+  /** Attempts in all, the first included (Hermes uses 15). */
+  attempts: number
+  minDelayMs: number
+  maxDelayMs: number
+}
+
+const DEFAULT_RETRY: RetryPolicy = { attempts: 15, minDelayMs: 20, maxDelayMs: 150 }
 
 const JOURNAL_MODES = ['WAL', 'DELETE', 'TRUNCATE', 'PERSIST', 'MEMORY', 'OFF'] as const
 const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const

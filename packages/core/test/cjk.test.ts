@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { toMatchQuery } from '../src/dialects/sqlite/match.ts'
 import { charClass, hasCjk, INDEX_MARK, stripIndexMarks, toIndexText } from '../src/search/cjk.ts'
-import { toMatchQuery } from '../src/search/query.ts'
 import { workGrowth } from '../src/testing/work.ts'
 
 const TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { toMatchQuery } from '../src/dialects/sqlite/match.ts'
 import { toIndexText } from '../src/search/cjk.ts'
-import { MAX_QUERY_TERMS, parseSearchQuery, toMatchQuery } from '../src/search/query.ts'
+import { MAX_QUERY_TERMS, parseSearchQuery } from '../src/search/query.ts'
 import { workGrowth } from '../src/testing/work.ts'
 
 const ROWS: Record<number, string> = {
@@ -53,6 +54,8 @@ beforeAll(() => {
 })
 afterAll(() => db.close())
 
+const TERM_FIELDS = ['cjk', 'kind', 'phrase', 'prefix', 'primary', 'stop', 'text']
+
 describe('toMatchQuery output', () => {
   it.each([
     ['做后端', '"做 后 端"'],
@@ -102,6 +105,8 @@ describe('toMatchQuery output', () => {
       ['deploy', 'prefix', false, true],
       ['deplo', 'prefix', false, false],
     ])
+    // data of every engine: no engine's query syntax (SQLite's FTS5 text is built in dialects/sqlite)
+    for (const term of terms) expect(Object.keys(term).sort()).toEqual(TERM_FIELDS)
     expect(toMatchQuery('FastAPI 做后端 deploy*', { mode: 'all' })).toBe(
       '"FastAPI" AND "做 后 端" AND "deploy" *',
     )

@@ -1,17 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import { isTransientPgError } from '../dialects/postgres/errors.ts'
-import { numberPlaceholders } from '../dialects/postgres/placeholders.ts'
-import { NUMBER_TYPE_OIDS, startupOptions } from '../dialects/postgres/types.ts'
-import {
-  CLAIM_TOKEN,
-  newWriteToken,
-  pruneTokensIfDue,
-  recordToken,
-} from '../dialects/postgres/write-tokens.ts'
 import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
-import { EngramError } from '../errors.ts'
+import { EngramError } from '../engram-error.ts'
 import { PgConnections } from './pg-connections.ts'
+import { isTransientPgError } from './pg-errors.ts'
+import { numberPlaceholders } from './pg-placeholders.ts'
+import { NUMBER_TYPE_OIDS, startupOptions } from './pg-settings.ts'
+import { CLAIM_TOKEN, newWriteToken, pruneTokensIfDue, recordToken } from './pg-write-tokens.ts'
 
 export interface PgDriverOptions {
   /** `postgres://user:password@host:port/database?sslmode=require` (node-postgres reads sslmode). */
@@ -83,7 +78,7 @@ async function committed(
 /**
  * PostgreSQL through node-postgres: one pool per driver, statements renumbered from `?` to `$n`, bigints
  * read as numbers. A batch is one READ COMMITTED transaction on one pooled connection that also stores a
- * write token (write-tokens.ts); if the connection drops during its COMMIT, the token says whether the
+ * write token (pg-write-tokens.ts); if the connection drops during its COMMIT, the token says whether the
  * transaction committed, so a retry never writes the batch twice and an acknowledged batch is never lost.
  */
 export function pgDriver(options: PgDriverOptions): StorageDriver {

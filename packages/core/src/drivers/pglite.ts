@@ -1,8 +1,8 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite'
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin'
-import { numberPlaceholders } from '../dialects/postgres/placeholders.ts'
-import { NUMBER_TYPE_OIDS, sessionSettings } from '../dialects/postgres/types.ts'
 import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
+import { numberPlaceholders } from './pg-placeholders.ts'
+import { NUMBER_TYPE_OIDS, sessionSettings } from './pg-settings.ts'
 
 export interface PgliteDriverOptions {
   /**

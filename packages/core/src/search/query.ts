@@ -1,13 +1,12 @@
 /**
- * User text → a safe FTS5 MATCH expression for the CJK-aware index (see `cjk.ts`).
+ * User text → search terms, as data (text, phrase, prefix flag, kind) for the CJK-aware index (see
+ * `cjk.ts`). Each dialect builds its own query text from them: FTS5 MATCH on SQLite
+ * (dialects/sqlite/match.ts: each term a double-quoted string, so no user character can act as an
+ * operator), a tsquery over bound parameters on PostgreSQL (dialects/postgres/search.ts).
  *
- * - Every term is emitted as a double-quoted FTS5 string, so no user character can act as an operator;
- *   the only syntax we produce is `"…"`, `"…" *` (prefix) and `OR` / `AND` between terms.
  * - Terms: words, balanced "quoted phrases" (one phrase each), identifiers (`chat-send`, `P2.2`,
- *   `my-app.config.ts`, `sp_new1`, `col:term` → one phrase each), prefix terms (`deploy*` → `"deploy" *`),
- *   and CJK runs as phrases of single characters (`做后端` → `"做 后 端"`).
- * - Terms are joined with OR (mode 'any', the default) so BM25 ranks rows matching more and rarer terms
- *   first; mode 'all' joins the primary terms with AND (for an "AND first, then OR to fill up" strategy).
+ *   `my-app.config.ts`, `sp_new1`, `col:term` → one phrase each), prefix terms (`deploy*`),
+ *   and CJK runs as phrases of single characters (`做后端` → phrase `做 后 端`).
  * - Stop-words (stopwords.ts) are dropped unless the query has nothing else. Bare upper-case `AND`, `OR`,
  *   `NOT` are not operators here (boolean syntax is not supported): they count as stop-words.
  * - Long CJK runs also yield helper terms: the parts between stop-words (我们上次决定用什么数据库 → 决定用,
@@ -39,8 +38,6 @@ export interface SearchTerm {
   phrase: string
   /** Matches words that start with the phrase's last word (`deploy*`). */
   prefix: boolean
-  /** The FTS5 expression: `phrase` as a double-quoted string, followed by ` *` for a prefix search. */
-  fts: string
   kind: SearchTermKind
   /** Contains CJK characters. */
   cjk: boolean
@@ -50,9 +47,7 @@ export interface SearchTerm {
   stop: boolean
 }
 
-export interface MatchQueryOptions {
-  /** 'any' (default): all terms OR-ed, ranked by BM25. 'all': primary terms AND-ed. */
-  mode?: 'any' | 'all'
+export interface ParseOptions {
   /** Maximum number of terms (default 32). */
   maxTerms?: number
 }
@@ -93,15 +88,14 @@ class Terms {
       text = text.slice(0, end)
     }
     const body = cjk ? (splitCjk(text, ' ') ?? text) : text
-    const fts = `"${body.replaceAll('"', '""')}"${prefix ? ' *' : ''}`
-    const key = fts.toLowerCase()
+    // one term per phrase and prefix flag, whatever their case (the index folds case)
+    const key = `${prefix ? '*' : ' '}${body.toLowerCase()}`
     if (this.seen.has(key)) return
     this.seen.add(key)
     ;(primary ? this.primary : this.derived).push({
       text,
       phrase: body,
       prefix,
-      fts,
       kind,
       cjk,
       primary,
@@ -276,7 +270,7 @@ function addPhrase(terms: Terms, content: string): void {
 }
 
 /** Parses user text into search terms (already stop-word filtered, deduped and capped). Never throws. */
-export function parseSearchQuery(userText: string, options: MatchQueryOptions = {}): SearchTerm[] {
+export function parseSearchQuery(userText: string, options: ParseOptions = {}): SearchTerm[] {
   if (typeof userText !== 'string') return []
   const text = userText.length > MAX_QUERY_CHARS ? userText.slice(0, MAX_QUERY_CHARS) : userText
   const terms = new Terms()
@@ -302,23 +296,4 @@ export function parseSearchQuery(userText: string, options: MatchQueryOptions = 
   const kept = content.length > 0 ? content : all
   const max = Math.max(1, Math.min(options.maxTerms ?? MAX_QUERY_TERMS, MAX_QUERY_TERMS))
   return kept.slice(0, max)
-}
-
-/** Parsed terms as one MATCH expression: each term is already a quoted FTS5 string. */
-export function joinTerms(terms: readonly SearchTerm[], operator: 'AND' | 'OR'): string {
-  return terms.map((t) => t.fts).join(` ${operator} `)
-}
-
-/**
- * Turns any user text into a safe FTS5 MATCH expression, or null when nothing is searchable (empty,
- * whitespace, only punctuation/operators) — the store then returns [].
- */
-export function toMatchQuery(userText: string, options: MatchQueryOptions = {}): string | null {
-  const terms = parseSearchQuery(userText, options)
-  if (terms.length === 0) return null
-  if (options.mode === 'all') {
-    const primary = terms.filter((t) => t.primary)
-    return joinTerms(primary.length > 0 ? primary : terms, 'AND')
-  }
-  return joinTerms(terms, 'OR')
 }

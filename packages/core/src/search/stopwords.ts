@@ -1,5 +1,5 @@
 /**
- * Stop-words for `toMatchQuery`. They are dropped from a query unless the query has nothing else (then they
+ * Stop-words for `parseSearchQuery`. They are dropped from a query unless the query has nothing else (then they
  * are kept, so searching for "the" or 的 still works). Lists are deliberately short: words a question is
  * made of ("what did we decide about …"), not content words.
  */

@@ -18,12 +18,16 @@ export interface TermTier {
   operator: 'AND' | 'OR'
 }
 
-/** Whether the tiers of `terms` need their counts (one term is its own only tier). */
-export const needsCounts = (terms: readonly SearchTerm[]) => terms.length > 1
-
-/** The tiers a relevance search runs, in order, given how many messages hold each term (capped). */
-export function termTiers(terms: readonly SearchTerm[], counts: readonly number[]): TermTier[] {
-  if (!needsCounts(terms)) return [{ terms, operator: 'OR' }]
+/**
+ * The tiers a relevance search runs, in order. `count` is the dialect's: how many messages hold each term,
+ * each counted up to COMMON_TERM_MESSAGES; it is not asked for one term (its own only tier).
+ */
+export async function relevanceTiers(
+  terms: readonly SearchTerm[],
+  count: (terms: readonly SearchTerm[]) => Promise<number[]>,
+): Promise<TermTier[]> {
+  if (terms.length <= 1) return [{ terms, operator: 'OR' }]
+  const counts = await count(terms)
   const rare: SearchTerm[] = []
   const common: SearchTerm[] = []
   for (const [i, term] of terms.entries())

@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { EngramError } from '../errors.ts'
-import { RANK_FEATURES } from '../search/rank.ts'
 import { epochMs, identifier, isWellFormed, parse, text, wholeNumber } from '../validation.ts'
 
 /**
@@ -115,7 +114,6 @@ export const searchOptions = z.object({
   includeEpisodes: z.boolean().default(true),
   includeRetrieval: z.boolean().default(false),
   now: epochMs.optional(),
-  ranking: z.partialRecord(z.enum(RANK_FEATURES), z.boolean()).optional(),
   ...paging(10),
 })
 

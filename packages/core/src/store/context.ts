@@ -3,15 +3,7 @@ import { drizzleOver, type EngramDatabase } from '../database.ts'
 import type { Dialect } from '../dialects/dialect.ts'
 import type { QueryResult, Row, Statement, StorageDriver } from '../driver.ts'
 import { EngramError, isBusyError, toEngramError } from '../errors.ts'
-
-export interface RetryPolicy {
-  /** Attempts in all, the first included (Hermes uses 15). */
-  attempts: number
-  minDelayMs: number
-  maxDelayMs: number
-}
-
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 15, minDelayMs: 20, maxDelayMs: 150 }
+import type { RetryPolicy } from '../store-options.ts'
 
 /** A write every this many runs a passive WAL checkpoint, so the WAL stays short under many writers. */
 const CHECKPOINT_EVERY_WRITES = 1000

@@ -15,15 +15,6 @@ import { conversationSearch } from './conversation-search.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { countEpisodeHits } from './episodes.ts'
 
-/**
- * Search options with what only the evaluation harness sets: `ranking` turns single ranking techniques
- * off (see search/rank.ts; all are on by default). Not part of the public SearchOptions; a variable of
- * this type passes to `store.search` as it is.
- */
-export interface EvaluationSearchOptions extends SearchOptions {
-  ranking?: Partial<RankFeatures>
-}
-
 const SNIPPET_TOKENS = 32
 /** Message rows a relevance search ranks at least, so that echoes and questions below (asked.ts) cannot fill a small limit. */
 const STATEMENT_POOL = 20
@@ -113,6 +104,7 @@ async function findHits(
   ctx: StoreContext,
   query: string,
   options: ParsedSearchOptions,
+  features: Readonly<RankFeatures>,
   after?: After,
 ): Promise<SearchHit[]> {
   const { limit, offset, sort } = options
@@ -120,7 +112,6 @@ async function findHits(
   const terms = parseSearchQuery(text)
   // a natural-language question is ranked with its conversation around it; keywords by their matches only
   const question = sort === 'relevance' && isQuestion(text)
-  const features = { ...ALL_RANK_FEATURES, ...options.ranking }
   if (terms.length === 0 && !question) return []
   const take = offset + limit
   const withEpisodes = options.includeEpisodes && options.role === undefined && terms.length > 0
@@ -177,8 +168,14 @@ async function findHits(
 /**
  * Ranked full-text search. Episodes (summaries) come before raw messages, filters run in SQL so `limit`
  * counts filtered hits, and the episodes returned have their hit statistics updated (best-effort).
+ * `features` turns single ranking techniques off: only the evaluation harness does (store/evaluation.ts).
  */
-export function search(ctx: StoreContext, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+export function search(
+  ctx: StoreContext,
+  query: string,
+  options: SearchOptions = {},
+  features: Readonly<RankFeatures> = ALL_RANK_FEATURES,
+): Promise<SearchHit[]> {
   const parsed = args.parseSearchOptions(options, 'Searching')
   if (parsed.cursor !== undefined) {
     throw new EngramError(
@@ -186,7 +183,7 @@ export function search(ctx: StoreContext, query: string, options: SearchOptions 
       'Searching: a cursor continues searchPage(); search() pages by offset.',
     )
   }
-  return findHits(ctx, query, parsed)
+  return findHits(ctx, query, parsed, features)
 }
 
 /**
@@ -215,7 +212,7 @@ export async function searchPage(
     ]
     after = { phase, timestamp, id }
   }
-  const items = await findHits(ctx, query, parsed, after)
+  const items = await findHits(ctx, query, parsed, ALL_RANK_FEATURES, after)
   const last = items.at(-1)
   const nextCursor =
     last && items.length === parsed.limit

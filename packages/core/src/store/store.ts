@@ -46,6 +46,16 @@ import { resolveSession } from './session-reference.ts'
 import * as sessions from './sessions.ts'
 import { readDailyUsage, readUsage, readUsageGroups, usageStatements } from './usage.ts'
 
+/** Each store's context, for the evaluation harness's entry (evaluation.ts) only: not part of the Store. */
+const contexts = new WeakMap<Store, StoreContext>()
+
+/** The context a store runs on (evaluation.ts); the package does not export it. */
+export function contextOf(store: Store): StoreContext {
+  const ctx = contexts.get(store)
+  if (ctx === undefined) throw new TypeError('Not a store opened by @engram/core.')
+  return ctx
+}
+
 /**
  * The session store: a thin facade over one module per table. Every write is one committed transaction
  * (retried while another connection holds the lock); reads return plain objects. Arguments are validated
@@ -66,6 +76,7 @@ export class Store {
     readonly migrations: SchemaMigrations,
   ) {
     this.graph = new GraphStorage(ctx)
+    contexts.set(this, ctx)
   }
 
   /**

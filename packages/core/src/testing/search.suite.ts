@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toMatchQuery } from '../search/query.ts'
+import { toMatchQuery } from '../dialects/sqlite/match.ts'
 import { COMMON_TERM_MESSAGES } from '../search/tiers.ts'
 import type { Store } from '../store/store.ts'
 import type { SearchHit } from '../types.ts'

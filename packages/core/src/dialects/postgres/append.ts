@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { SqlValue, Statement } from '../../driver.ts'
+import { pgCode } from '../../drivers/pg-errors.ts'
 import type { DialectConnection } from '../dialect.ts'
-import { pgCode } from './errors.ts'
 
 /**
  * The most messages one append statement carries (each row binds its columns as parameters, and

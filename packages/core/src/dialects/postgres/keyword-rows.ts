@@ -1,14 +1,7 @@
 /** PostgreSQL's searches that take more than one statement: term counts, the term tiers, the keyword search. */
 import type { SearchTerm } from '../../search/query.ts'
-import {
-  COMMON_TERM_MESSAGES,
-  gatherTiers,
-  needsCounts,
-  type TermTier,
-  termTiers,
-} from '../../search/tiers.ts'
-import type { SearchOptions } from '../../types.ts'
-import type { After, DialectConnection, HitRow } from '../dialect.ts'
+import { COMMON_TERM_MESSAGES, gatherTiers, relevanceTiers, type TermTier } from '../../search/tiers.ts'
+import type { Dialect, DialectConnection, HitRow } from '../dialect.ts'
 import { isPlainSearch, pgHitQuery, pgKeywordHits, pgSearchQuery, pgTermCounts } from './search.ts'
 
 /** How many messages hold each term, each up to COMMON_TERM_MESSAGES, in one statement (a round trip costs what a count does). */
@@ -20,20 +13,14 @@ async function termCounts(db: DialectConnection, terms: readonly SearchTerm[]): 
   return terms.map((_, i) => Number(row?.[`n${i}`] ?? 0))
 }
 
-const tiersOf = async (db: DialectConnection, terms: readonly SearchTerm[]): Promise<TermTier[]> =>
-  termTiers(terms, needsCounts(terms) ? await termCounts(db, terms) : [])
+const tiersOf = (db: DialectConnection, terms: readonly SearchTerm[]): Promise<TermTier[]> =>
+  relevanceTiers(terms, (all) => termCounts(db, all))
 
 /** The best `take` messages by relevance: the term tiers (search/tiers.ts), each one ranked statement. */
-export async function rankedMessages(
-  db: DialectConnection,
-  terms: readonly SearchTerm[],
-  options: SearchOptions,
-  take: number,
-): Promise<HitRow[]> {
-  return gatherTiers(await tiersOf(db, terms), take, (tier) =>
+export const rankedMessages: Dialect['rankedMessages'] = async (db, terms, options, take) =>
+  gatherTiers(await tiersOf(db, terms), take, (tier) =>
     db.read<HitRow>(pgHitQuery('message', tier, options, take), 'Searching messages'),
   )
-}
 
 /**
  * The episode and message rows of a keyword search: the episodes half (when `withEpisodes`) runs in one
@@ -42,14 +29,7 @@ export async function rankedMessages(
  * A plain search (isPlainSearch: the usual one, relevance and at most a user) calls engram_keyword_hits,
  * planned once per connection; the others run planned statements (pgSearchQuery, pgHitQuery).
  */
-export async function keywordRows(
-  db: DialectConnection,
-  terms: readonly SearchTerm[],
-  options: SearchOptions,
-  take: number,
-  withEpisodes: boolean,
-  after?: After,
-): Promise<{ episodes: HitRow[]; messages: HitRow[] }> {
+export const keywordRows: Dialect['keywordRows'] = async (db, terms, options, take, withEpisodes, after) => {
   const any: TermTier = { terms, operator: 'OR' }
   // time order pages by keyset over the plain OR; relevance (never paged by keyset) ranks by tiers
   const tiers = (options.sort ?? 'relevance') === 'relevance' ? await tiersOf(db, terms) : [any]

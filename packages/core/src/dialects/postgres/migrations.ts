@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import type { StorageDriver } from '../../driver.ts'
+import { isTransientPgError, pgCode, UNREACHABLE_CODES } from '../../drivers/pg-errors.ts'
 import { EngramError } from '../../errors.ts'
 import { MIGRATIONS_TABLE, migrate } from '../../migrator.ts'
 import { migrationsFolder } from '../../package-folder.ts'
 import type { SchemaMigrations } from '../../types.ts'
-import { isTransientPgError, pgCode, UNREACHABLE_CODES } from './errors.ts'
 
 /**
  * The PostgreSQL migrations shipped with this package: `packages/core/drizzle-pg/`, which drizzle-kit

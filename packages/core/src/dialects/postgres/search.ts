@@ -3,7 +3,7 @@ import { SLICE_CHARS } from '../../search/excerpt.ts'
 import type { TermTier } from '../../search/tiers.ts'
 import { hitParts } from '../../search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
-import type { After } from '../dialect.ts'
+import type { After, Dialect } from '../dialect.ts'
 import { parserText, SEARCH_CONFIG } from './schema/columns.ts'
 
 /**
@@ -52,13 +52,7 @@ const ORDER = {
  * characters (the slice a snippet is made from, as on SQLite), so a term with many matches does not read
  * every match's text.
  */
-export function pgHitQuery(
-  kind: 'message' | 'episode',
-  match: TermTier,
-  options: SearchOptions,
-  take: number,
-  after?: After,
-): Statement {
+export const pgHitQuery: Dialect['hits'] = (kind, match, options, take, after) => {
   const { table, time, filters, sort } = hitParts(kind, options, after)
   const query = tsquery(match)
   const text = kind === 'message' ? 'x.content' : 'x.summary'

@@ -1,6 +1,6 @@
 import type { SqlValue, Statement } from '../../driver.ts'
 import type { GraphItemSearchSql } from '../dialect.ts'
-import { ftsMatch } from './hits.ts'
+import { ftsMatch } from './match.ts'
 
 /**
  * SQLite's SQL of the graph tables (store/graph-checkpoints.ts, store/graph-items.ts), for

@@ -1,13 +1,7 @@
-/** SQLite's search SQL over the FTS5 indexes (migration 0001): the MATCH of structured terms and the hit query. */
-import type { Statement } from '../../driver.ts'
-import { joinTerms } from '../../search/query.ts'
-import type { TermTier } from '../../search/tiers.ts'
+/** SQLite's hit query over the FTS5 indexes (migration 0001), its MATCH built from the terms (match.ts). */
 import { hitParts, sliceColumn } from '../../search-sql.ts'
-import type { SearchOptions } from '../../types.ts'
-import type { After } from '../dialect.ts'
-
-/** The FTS5 MATCH expression of a tier: each term a double-quoted string (query.ts), joined by its operator. */
-export const ftsMatch = (tier: TermTier): string => joinTerms(tier.terms, tier.operator)
+import type { Dialect } from '../dialect.ts'
+import { ftsMatch } from './match.ts'
 
 // Relevance must be `rank` alone: then FTS5 yields rows best-first and SQLite stops after `LIMIT` rows
 // instead of joining, scoring and snippeting every match (any extra sort key brings that back).
@@ -18,13 +12,7 @@ const ORDER = {
 } as const
 
 /** The SQL of one half of a search (exported for the benchmark, which runs it on a raw connection). */
-export function hitQuery(
-  kind: 'message' | 'episode',
-  match: TermTier,
-  options: SearchOptions,
-  take: number,
-  after?: After,
-): Statement {
+export const hitQuery: Dialect['hits'] = (kind, match, options, take, after) => {
   const fts = kind === 'message' ? 'messages_fts' : 'episodes_fts'
   const { table, time, filters, sort } = hitParts(kind, options, after)
   return {

@@ -26,7 +26,8 @@ import type { TermTier } from '../../search/tiers.ts'
 import { isScoped, messageFilters, NOT_RETRIEVAL, sliceColumn } from '../../search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
 import type { DialectConnection, HitRow } from '../dialect.ts'
-import { ftsMatch, hitQuery } from './hits.ts'
+import { hitQuery } from './hits.ts'
+import { ftsMatch, ftsTerm } from './match.ts'
 
 /** Matches in the newest tier: below this a MATCH is ranked whole (scoring a few thousand rows is quick). */
 export const TIER_MATCHES = 4096
@@ -76,7 +77,7 @@ async function ceiling(ctx: DialectConnection, terms: readonly SearchTerm[]): Pr
   let sum = 0
   for (const term of terms) {
     const [{ hits } = { hits: 0 }] = await ctx.read<{ hits: number }>(
-      { sql: `SELECT count(*) AS hits FROM ${SOURCE} WHERE ${SOURCE} MATCH ?`, params: [term.fts] },
+      { sql: `SELECT count(*) AS hits FROM ${SOURCE} WHERE ${SOURCE} MATCH ?`, params: [ftsTerm(term)] },
       'Searching messages',
     )
     // idf grows with the number of rows, so max(id) (at least that number) keeps this an upper bound

@@ -1,9 +1,9 @@
 /** SQLite's searches: capped term counts, tiers ranked by recency tiers, the keyword search's halves, speakers. */
 import type { SearchTerm } from '../../search/query.ts'
-import { COMMON_TERM_MESSAGES, gatherTiers, needsCounts, termTiers } from '../../search/tiers.ts'
-import type { SearchOptions } from '../../types.ts'
-import type { After, DialectConnection, HitRow } from '../dialect.ts'
+import { COMMON_TERM_MESSAGES, gatherTiers, relevanceTiers } from '../../search/tiers.ts'
+import type { Dialect, DialectConnection, HitRow } from '../dialect.ts'
 import { hitQuery } from './hits.ts'
+import { ftsTerm } from './match.ts'
 import { recencyRanked } from './recency-tiers.ts'
 
 /** How many messages hold each term, each counted up to COMMON_TERM_MESSAGES: one in-process count per term. */
@@ -13,7 +13,7 @@ async function termCounts(db: DialectConnection, terms: readonly SearchTerm[]): 
     const [row] = await db.read<{ n: number }>(
       {
         sql: 'SELECT count(*) AS n FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)',
-        params: [term.fts, COMMON_TERM_MESSAGES],
+        params: [ftsTerm(term), COMMON_TERM_MESSAGES],
       },
       'Searching messages',
     )
@@ -23,28 +23,16 @@ async function termCounts(db: DialectConnection, terms: readonly SearchTerm[]): 
 }
 
 /** The best `take` messages by relevance: the term tiers (search/tiers.ts), each ranked by recency tiers. */
-export async function rankedMessages(
-  db: DialectConnection,
-  terms: readonly SearchTerm[],
-  options: SearchOptions,
-  take: number,
-): Promise<HitRow[]> {
-  const tiers = termTiers(terms, needsCounts(terms) ? await termCounts(db, terms) : [])
-  return gatherTiers(tiers, take, (tier) => recencyRanked(db, tier, options, take))
-}
+export const rankedMessages: Dialect['rankedMessages'] = async (db, terms, options, take) =>
+  gatherTiers(await relevanceTiers(terms, (all) => termCounts(db, all)), take, (tier) =>
+    recencyRanked(db, tier, options, take),
+  )
 
 /**
  * A keyword search's rows: each half is its own in-process query, episodes first; messages by relevance
  * (rankedMessages) or, in time order, the plain OR paged by keyset.
  */
-export async function keywordRows(
-  db: DialectConnection,
-  terms: readonly SearchTerm[],
-  options: SearchOptions,
-  take: number,
-  withEpisodes: boolean,
-  after?: After,
-): Promise<{ episodes: HitRow[]; messages: HitRow[] }> {
+export const keywordRows: Dialect['keywordRows'] = async (db, terms, options, take, withEpisodes, after) => {
   const any = { terms, operator: 'OR' } as const
   const episodes = withEpisodes
     ? await db.read<HitRow>(hitQuery('episode', any, options, take, after), 'Searching episodes')
