@@ -37,7 +37,11 @@ export const messages = sqliteTable(
      * conversation are in it (a tool result's `name` is its function's, and tool results are many).
      */
     index('messages_name_idx').on(t.name).where(sql`${t.name} IS NOT NULL AND ${t.role} <> 'tool'`),
-    uniqueIndex('messages_session_ref_idx').on(t.sessionId, t.ref),
+    /**
+     * A ref is unique in its session. Only rows with a ref are in it (migration 0013): plain appends leave
+     * `ref` null, and a full index repeated every message's session id (about 54 bytes a message).
+     */
+    uniqueIndex('messages_session_ref_idx').on(t.sessionId, t.ref).where(sql`${t.ref} IS NOT NULL`),
     check('messages_role_check', sql`${t.role} IN ('system', 'user', 'assistant', 'tool')`),
   ],
 )

@@ -97,3 +97,24 @@ export function statementsFirst<T extends HitRow>(
     statements: statements.length,
   }
 }
+
+const NONE: ReadonlySet<number> = new Set()
+
+/**
+ * The rows with statements first when no question row sent the agent searching, or null when which of
+ * them did (the `searched` of statementsFirst, one read) could change the first `take` rows or whether
+ * `take` statements lead. When even every question row ranked last leaves both as they are, no subset of
+ * them can change either: those rows are the first `take` that are neither echoes nor questions.
+ */
+export function orderWithoutSearched<T extends HitRow>(
+  rows: readonly T[],
+  words: readonly string[],
+  take: number,
+): { rows: T[]; statements: number } | null {
+  const kept = statementsFirst(rows, words, NONE)
+  const asked = askedRows(rows)
+  if (asked.length === 0) return kept
+  const last = statementsFirst(rows, words, new Set(asked.map((row) => row.item_id)))
+  const same = last.statements >= take && kept.rows.slice(0, take).every((row, i) => row === last.rows[i])
+  return same ? kept : null
+}

@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import type { After, HitRow } from '../dialects/dialect.ts'
 import { EngramError } from '../errors.ts'
-import { askedRows, statementsFirst } from '../search/asked.ts'
+import { askedRows, orderWithoutSearched, statementsFirst } from '../search/asked.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
 import { parseSearchQuery, type SearchTerm } from '../search/query.ts'
 import { isQuestion } from '../search/question-words.ts'
@@ -82,22 +82,35 @@ type ParsedSearchOptions = z.output<typeof args.searchOptions>
 
 /**
  * The ids of the question rows (asked.ts) whose next message in their session is the agent's retrieval
- * traffic: questions that sent it searching. One indexed read for the few question-shaped rows, none when
- * there are none.
+ * traffic: questions that sent it searching. One indexed read for the few question-shaped rows.
  */
-async function searchedQuestions(ctx: StoreContext, rows: readonly HitRow[]): Promise<Set<number>> {
-  const asked = askedRows(rows).map((row) => row.item_id)
-  if (asked.length === 0) return new Set()
+async function searchedQuestions(ctx: StoreContext, asked: readonly number[]): Promise<Set<number>> {
   const found = await ctx.read<{ id: number }>(
     {
       sql: `SELECT t.id FROM messages t WHERE t.id IN (${asked.map(() => '?').join(', ')})
         AND (SELECT n.retrieval FROM messages n WHERE n.session_id = t.session_id AND n.id > t.id
           ORDER BY n.id LIMIT 1) = 1`,
-      params: asked,
+      params: [...asked],
     },
     'Searching messages',
   )
   return new Set(found.map((row) => Number(row.id)))
+}
+
+/**
+ * The rows with statements first (search/asked.ts), reading which questions sent the agent searching only
+ * when that can change what is shown (orderWithoutSearched): on PostgreSQL the read is a round trip.
+ */
+async function orderedRows(
+  ctx: StoreContext,
+  rows: readonly HitRow[],
+  words: readonly string[],
+  take: number,
+): Promise<{ rows: HitRow[]; statements: number }> {
+  const order = orderWithoutSearched(rows, words, take)
+  if (order) return order
+  const asked = askedRows(rows).map((row) => row.item_id)
+  return statementsFirst(rows, words, await searchedQuestions(ctx, asked))
 }
 
 async function findHits(
@@ -137,12 +150,12 @@ async function findHits(
   let pool = ordered ? Math.max(take, STATEMENT_POOL) : take
   let found = await read(pool)
   let order = ordered
-    ? statementsFirst(found.messages, words, await searchedQuestions(ctx, found.messages))
+    ? await orderedRows(ctx, found.messages, words, take)
     : { rows: found.messages, statements: take }
   if (ordered && order.statements < take && found.messages.length === pool && pool < MAX_STATEMENT_POOL) {
     pool = Math.min(MAX_STATEMENT_POOL, pool * 4)
     found = await read(pool)
-    order = statementsFirst(found.messages, words, await searchedQuestions(ctx, found.messages))
+    order = await orderedRows(ctx, found.messages, words, take)
   }
   const episodeRows = found.episodes
   const messageRows = order.rows
