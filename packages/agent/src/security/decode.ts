@@ -103,8 +103,11 @@ function rot13(text: string): string {
     const base = code >= 65 && code <= 90 ? 65 : code >= 97 && code <= 122 ? 97 : 0
     codes[i] = base === 0 ? code : ((code - base + 13) % 26) + base
   }
+  // `apply` on a typed array: spreading one goes through its iterator, several times slower.
   let out = ''
-  for (let i = 0; i < codes.length; i += 8192) out += String.fromCharCode(...codes.subarray(i, i + 8192))
+  for (let i = 0; i < codes.length; i += 8192) {
+    out += String.fromCharCode.apply(null, codes.subarray(i, i + 8192) as unknown as number[])
+  }
   return out
 }
 const COMMON = [
@@ -144,19 +147,35 @@ const COMMON = [
   'do',
   'not',
 ]
-const ROTATED_COMMON = COMMON.map(rot13)
 const COMMON_SET = new Set(COMMON)
-const ROTATED_SET = new Set(ROTATED_COMMON)
-/** The common words, and what they are in ROT13, as whole words: one pass counts both. */
-const EITHER = new RegExp(`\\b(?:${[...new Set([...COMMON, ...ROTATED_COMMON])].join('|')})\\b`, 'gi')
+const ROTATED_SET = new Set(COMMON.map(rot13))
+/** A code unit of a regular expression's word (`\w`): ASCII letters, digits and `_`. */
+const isWordUnit = (code: number) =>
+  (code >= 0x61 && code <= 0x7a) ||
+  (code >= 0x41 && code <= 0x5a) ||
+  (code >= 0x30 && code <= 0x39) ||
+  code === 0x5f
+const LONGEST_COMMON = Math.max(...COMMON.map((word) => word.length))
 
-/** How many more common English words the text holds once rotated than as it is. No rotation needed. */
+/**
+ * How many more common English words the text holds once rotated than as it is: whole words (maximal runs
+ * of `\w`), in either case. No rotation needed, one pass.
+ */
 function rot13Gain(text: string): number {
   let gain = 0
-  for (const [match] of text.matchAll(EITHER)) {
-    const word = match.toLowerCase()
-    if (ROTATED_SET.has(word)) gain++
-    if (COMMON_SET.has(word)) gain--
+  for (let i = 0; i < text.length; ) {
+    if (!isWordUnit(text.charCodeAt(i))) {
+      i++
+      continue
+    }
+    let end = i + 1
+    while (end < text.length && isWordUnit(text.charCodeAt(end))) end++
+    if (end - i <= LONGEST_COMMON) {
+      const word = text.slice(i, end).toLowerCase()
+      if (ROTATED_SET.has(word)) gain++
+      if (COMMON_SET.has(word)) gain--
+    }
+    i = end
   }
   return gain
 }

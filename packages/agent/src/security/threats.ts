@@ -34,8 +34,9 @@ interface Rule {
 }
 
 /**
- * A pattern of ASCII alone needs no Unicode mode, and case-insensitive matching runs several times faster
- * without it (the folded text has no case pairs outside ASCII that these patterns could miss).
+ * A pattern without property escapes or supplementary characters needs no Unicode mode, and
+ * case-insensitive matching runs several times faster without it (the folded text has no case pairs
+ * outside ASCII that these patterns could miss: NFKC has made `ſ` an `s` and the Kelvin sign a `K`).
  */
 const plainForms = new Map<RegExp, RegExp>()
 const plain = (pattern: RegExp) => {
@@ -43,7 +44,7 @@ const plain = (pattern: RegExp) => {
   if (form === undefined) {
     form =
       pattern.flags.includes('u') &&
-      /^[\x20-\x7e]*$/.test(pattern.source) &&
+      /^[\x20-\x7e\u00a0-\ud7ff\ue000-\uffff]*$/.test(pattern.source) &&
       !/\\[pPu]\{/.test(pattern.source)
         ? new RegExp(pattern.source, pattern.flags.replace('u', ''))
         : pattern
