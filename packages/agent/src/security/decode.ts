@@ -147,19 +147,27 @@ const COMMON = [
   'do',
   'not',
 ]
-const COMMON_SET = new Set(COMMON)
-const ROTATED_SET = new Set(COMMON.map(rot13))
 /** A code unit of a regular expression's word (`\w`): ASCII letters, digits and `_`. */
 const isWordUnit = (code: number) =>
   (code >= 0x61 && code <= 0x7a) ||
   (code >= 0x41 && code <= 0x5a) ||
   (code >= 0x30 && code <= 0x39) ||
   code === 0x5f
-const LONGEST_COMMON = Math.max(...COMMON.map((word) => word.length))
+/** FNV-1a of a word's code units, lower-cased (ASCII), as it is read. */
+const wordHash = (hash: number, code: number) =>
+  Math.imul(hash ^ (code >= 0x41 && code <= 0x5a ? code | 0x20 : code), 0x01000193)
+const hashOf = (word: string) =>
+  [...word].reduce((hash, char) => wordHash(hash, char.charCodeAt(0)), 0x811c9dc5)
+/** Per hash: +1 for a rotated common word, -1 for a common word (none is both), and the word to confirm it. */
+const GAIN_BY_HASH = new Map<number, readonly [number, string]>([
+  ...COMMON.map((word) => [hashOf(word), [-1, word]] as const),
+  ...COMMON.map((word) => [hashOf(rot13(word)), [1, rot13(word)]] as const),
+])
 
 /**
  * How many more common English words the text holds once rotated than as it is: whole words (maximal runs
- * of `\w`), in either case. No rotation needed, one pass.
+ * of `\w`), in either case. No rotation and no string per word: each is hashed as it is read, and only a
+ * hash of a common word is confirmed by comparing the word.
  */
 function rot13Gain(text: string): number {
   let gain = 0
@@ -168,13 +176,13 @@ function rot13Gain(text: string): number {
       i++
       continue
     }
-    let end = i + 1
-    while (end < text.length && isWordUnit(text.charCodeAt(end))) end++
-    if (end - i <= LONGEST_COMMON) {
-      const word = text.slice(i, end).toLowerCase()
-      if (ROTATED_SET.has(word)) gain++
-      if (COMMON_SET.has(word)) gain--
+    let end = i
+    let hash = 0x811c9dc5
+    for (; end < text.length && isWordUnit(text.charCodeAt(end)); end++) {
+      hash = wordHash(hash, text.charCodeAt(end))
     }
+    const found = GAIN_BY_HASH.get(hash)
+    if (found !== undefined && text.slice(i, end).toLowerCase() === found[1]) gain += found[0]
     i = end
   }
   return gain
