@@ -150,10 +150,7 @@ if (process.argv.includes('--own')) {
   const independent = [...fixtureEntries(), ...[...corpora.values()].flat()]
   console.log("\n## The developer's lists, each held out (not independent)\n")
   for (const writer of new Set(own.map((entry) => entry.writer))) {
-    const model = train(
-      [...independent, ...own.filter((entry) => entry.writer !== writer)],
-      DEFAULT_TRAINING,
-    )
+    const model = train([...independent, ...own.filter((entry) => entry.writer !== writer)], DEFAULT_TRAINING)
     if (threshold) model.threshold = threshold
     const test = own.filter((entry) => entry.writer === writer)
     for (const mode of modes) {
