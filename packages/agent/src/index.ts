@@ -48,6 +48,7 @@ export type {
   ToolParameters,
   ToolSpec,
 } from './providers/types.ts'
+export { type SecondOpinion, scanWithSecondOpinion } from './security/second-opinion.ts'
 export { scanForThreats, type ThreatScan } from './security/threats.ts'
 
 // Tools: their definition, results, and the memory and session_search tools.

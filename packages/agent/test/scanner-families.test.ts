@@ -5,6 +5,7 @@ import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
 import { MemoryFiles, scanForThreats } from '../src/index.ts'
 import { FEATURES_PER_CHAR, ngrams } from '../src/security/features.ts'
+import { foldForMatching } from '../src/security/normalize.ts'
 import { scanWithModel } from '../src/security/threats.ts'
 
 /** The rules alone: these tests are about the families, not the learned layer beside them. */
@@ -151,7 +152,7 @@ describe('the learned layer is linear', () => {
       fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), (text) => {
         const lower = text.toLowerCase()
         const total = ngrams(lower).count
-        // At most 4 character n-grams per character, and a word and a word pair per word.
+        // One character 4-gram per character, and a word and a word pair per word.
         expect(total).toBeLessThanOrEqual(FEATURES_PER_CHAR * lower.length)
       }),
     )
@@ -192,5 +193,97 @@ describe('MemoryFiles.apply with allowThreats', () => {
     expect((await files.read('memory')).blocked).toEqual([
       { entry: 1, reason: expect.stringContaining('prompt injection') },
     ])
+  })
+})
+
+/** Characters folding treats apart: spaces of every kind, Chinese, Traditional, look-alikes, invisible ones, surrogates. */
+const FOLDING_ALPHABET = [
+  'a',
+  'B',
+  ' ',
+  '\t',
+  '\n',
+  '\u00a0',
+  '\u3000',
+  '中',
+  '無',
+  '視',
+  '，',
+  '。',
+  '、',
+  'а',
+  'Р',
+  'ο',
+  'ı',
+  '\u200b',
+  '\u00ad',
+  '\u3164',
+  '\uff21',
+  '\u{20000}',
+  '😀',
+  '\ud840',
+  '\udc00',
+  '\u{e0041}',
+  '\ufe0f',
+  '①',
+  'の',
+  '한',
+]
+
+describe('folding and the learned layer read each character once, as their definitions say', () => {
+  // The definition of folding, one regular expression per step (how it was written before it became one
+  // pass); a look-alike or Chinese character alone is folded by the scanner's own table.
+  const reference = (text: string) => {
+    const invisible = /\p{Default_Ignorable_Code_Point}/gu
+    return text
+      .replace(invisible, '')
+      .normalize('NFKC')
+      .replace(invisible, '')
+      .replace(/[\u0250-\u02af\u0370-\u03ff\u0400-\u052f\u0131\p{Script=Han}]/gu, (char) =>
+        foldForMatching(char),
+      )
+      .replace(/(?<=[\p{Script=Han}，、。])[ \t\u3000]+(?=[\p{Script=Han}，、。])/gu, '')
+      .replace(/[ \t\u00a0\u3000]+/g, ' ')
+  }
+
+  it('folds as the regular expressions of its definition do', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.array(fc.constantFrom(...FOLDING_ALPHABET), { maxLength: 16 }).map((parts) => parts.join('')),
+          fc.string({ unit: 'binary', maxLength: 40 }),
+        ),
+        (text) => {
+          expect(foldForMatching(text)).toBe(reference(text))
+        },
+      ),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('hashes each window of four characters, white space runs read as one space', () => {
+    const PRIME = 0x01000193
+    const windows = (lower: string) => {
+      const collapsed = lower.replace(/^[ \n\t\r]+/, '').replace(/[ \n\t\r]+/g, ' ')
+      const buckets: number[] = []
+      for (let i = 0; i + 4 <= collapsed.length; i++) {
+        let hash = 0x811c9dc5
+        for (let k = i; k < i + 4; k++) hash = Math.imul(hash ^ collapsed.charCodeAt(k), PRIME)
+        buckets.push((Math.imul(hash ^ 4, PRIME) >>> 0) & 0xffff)
+      }
+      return buckets
+    }
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', 'b', ' ', '\t', '\n', '\r', '中', 'é', '.'), { maxLength: 14 }),
+        (parts) => {
+          const lower = parts.join('')
+          const { count, buckets, from } = ngrams(lower)
+          const grams = [...buckets.subarray(0, count)].filter((_, i) => from[i] === -1)
+          expect(grams).toEqual(windows(lower))
+        },
+      ),
+      { numRuns: 1000 },
+    )
   })
 })

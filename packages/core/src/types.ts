@@ -219,7 +219,7 @@ export interface DailyUsage {
 }
 
 /** Why a model was called: the main loop or an auxiliary task (any other name is allowed). */
-export type UsagePurpose = 'main' | 'compression' | 'nudge' | 'search' | (string & {})
+export type UsagePurpose = 'main' | 'compression' | 'nudge' | 'search' | 'scan' | (string & {})
 
 /** One model call for recordUsage: whole token counts, an optional cost (USD) and latency (ms). */
 export interface UsageRecord {

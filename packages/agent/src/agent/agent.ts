@@ -84,11 +84,16 @@ class EngramAgent implements Agent {
     this.#options = options
     this.#config = withDefaults(options)
     this.#store = options.store
-    const memoryTool = createMemoryTool(options.memory)
+    const aux = auxModel(options, this.#config)
+    const memoryTool = createMemoryTool(
+      options.memory,
+      options.secondOpinion
+        ? { provider: aux.provider, observe: this.#observer('scan', aux.provider, aux.model) }
+        : undefined,
+    )
     this.#tools = [memoryTool, createSessionSearchTool(options.store), ...(options.tools ?? [])]
     this.#specs = this.#tools.map(specOf)
     const counter = options.tokenCounter ?? bpeTokenCounter
-    const aux = auxModel(options, this.#config)
     // The tool specs go with every request: counted once, against the window, by the compressor too.
     const toolTokens = counter.countText(JSON.stringify(this.#specs))
     this.#compressor = new ContextCompressor({

@@ -37,7 +37,7 @@ export type AgentEvent =
   | { type: 'tool-started'; sessionId: string; call: ToolCall }
   /** The tool call finished; `result` is what the model is sent (see `toolResultText`). */
   | { type: 'tool-finished'; sessionId: string; call: ToolCall; result: ToolResult }
-  /** A model call finished and its usage row was recorded (`record.purpose`: main, compression or nudge). */
+  /** A model call finished and its usage row was recorded (`record.purpose`: main, compression, nudge, or scan for the optional second opinion). */
   | { type: 'usage'; sessionId: string; record: UsageRecord }
   /** The memory review ran (`skipped` null) or failed and was skipped (`skipped`: why). */
   | {

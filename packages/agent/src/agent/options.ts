@@ -45,6 +45,12 @@ export interface CreateAgentOptions {
   now?: () => Date
   /** Counts tokens when the provider has not reported any; default the BPE counter. */
   tokenCounter?: TokenCounter
+  /**
+   * Off by default. When true, memory writes the threat scan passes but is unsure of go to the auxiliary
+   * model for a second opinion (a fixed prompt, a few tokens; recorded as `scan` usage), which may refuse
+   * them; see docs/threat-scanning.md.
+   */
+  secondOpinion?: boolean
 }
 
 export interface RunOptions {

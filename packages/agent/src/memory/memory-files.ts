@@ -3,7 +3,8 @@ import { copyFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { EngramError } from '@engram/core'
 import type { MemoryFilesConfig } from '../config/types.ts'
-import { scanForThreats } from '../security/threats.ts'
+import { type SecondOpinion, scanWithSecondOpinion } from '../security/second-opinion.ts'
+import { scanForThreats, type ThreatScan } from '../security/threats.ts'
 import { FileError, readIfExists, withFileLock, writeFileAtomic } from './atomic-file.ts'
 import { countChars, joinEntries, parseEntries, parseText, serializeEntries } from './format.ts'
 import {
@@ -161,11 +162,15 @@ export class MemoryFiles {
    * `allowThreats` is for a person who has read the refusal and confirmed (the CLI's `engram memory add
    * --allow`), never for a model's tool call: the content is saved unscanned and its hash recorded in
    * `<file>.allowed`, so snapshots and {@link read} show it instead of blocking it.
+   *
+   * `secondOpinion` (off unless given; the agent's memory tool passes it when `secondOpinion` is set)
+   * asks the auxiliary model about content the scan passes but is unsure of (see second-opinion.ts); it
+   * can only refuse more.
    */
   async apply(
     target: MemoryTarget,
     operations: MemoryOperation[],
-    options: { allowThreats?: boolean } = {},
+    options: { allowThreats?: boolean; secondOpinion?: SecondOpinion } = {},
   ): Promise<MemoryWriteResult> {
     const path = this.path(target)
     const file = basename(path)
@@ -176,8 +181,11 @@ export class MemoryFiles {
     for (const [index, operation] of (Array.isArray(operations) ? operations : []).entries()) {
       const content = (operation as { content?: unknown })?.content
       if (typeof content !== 'string' || options.allowThreats) continue
+      const subject = operationSubject(index, operations.length)
       if (countChars(content, { max: limit }) > limit) oversized.push([index, content])
-      else refuseThreat(operationSubject(index, operations.length), content)
+      else if (options.secondOpinion) {
+        refuseScan(subject, await scanWithSecondOpinion(content, options.secondOpinion))
+      } else refuseThreat(subject, content)
     }
     return this.commit(
       target,
@@ -365,7 +373,10 @@ function operationSubject(index: number, count: number): string {
 }
 
 function refuseThreat(subject: string, content: string): void {
-  const scan = scanForThreats(content)
+  refuseScan(subject, scanForThreats(content))
+}
+
+function refuseScan(subject: string, scan: ThreatScan): void {
   if (scan.ok) return
   throw new MemoryRefusal(
     'threat',

@@ -2441,11 +2441,27 @@ function channelAt(text: string, i: number, code: number): boolean {
 
 /** Letters of the scripts that write words with spaces, and digits: a cue starting with one starts a word. */
 const WORD = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{N}_]/u
-const isWordCode = (code: number) =>
-  (code >= 0x30 && code <= 0x39) ||
-  (code >= 0x61 && code <= 0x7a) ||
-  (code >= 0x41 && code <= 0x5a) ||
-  (code >= 0xc0 && WORD.test(String.fromCharCode(code)))
+/**
+ * Per UTF-16 code unit: 1 for an ASCII letter or digit, or from U+00C0 on a character {@link WORD} holds,
+ * read from one pass over every code unit on first use.
+ */
+let wordCodes: Uint8Array | undefined
+function wordCodeTable(): Uint8Array {
+  const table = new Uint8Array(0x10000)
+  let all = ''
+  for (let code = 0xc0; code < 0x10000; code++) {
+    all += code >= 0xd800 && code <= 0xdfff ? ' ' : String.fromCharCode(code)
+  }
+  for (const match of all.matchAll(new RegExp(WORD.source, 'gu'))) table[match[0].charCodeAt(0)] = 1
+  for (const [from, to] of [
+    [0x30, 0x39],
+    [0x41, 0x5a],
+    [0x61, 0x7a],
+  ] as const) {
+    table.fill(1, from, to + 1)
+  }
+  return table
+}
 
 /** Ends a sentence: a full stop only before white space or the end, so URLs, addresses and `.env` stay whole. */
 const endsSentence = (text: string, i: number) => {
@@ -2480,6 +2496,8 @@ function readSentences(folded: string): Uint8Array[] {
   automaton ??= buildAutomaton()
   const machine = automaton
   const { inCue, asciiClass, classes, asciiNext, fail, outStart, outGroup, outLength, outWordStart } = machine
+  wordCodes ??= wordCodeTable()
+  const isWordCode = wordCodes
   const text = folded.toLowerCase()
   const sentences: Uint8Array[] = [new Uint8Array(GROUPS.length)]
   const starts = [0]
@@ -2504,7 +2522,8 @@ function readSentences(folded: string): Uint8Array[] {
       const end = outStart[state + 1] as number
       for (let k = outStart[state] as number; k < end; k++) {
         const length = outLength[k] as number
-        if (outWordStart[k] === 1 && i - length >= 0 && isWordCode(text.charCodeAt(i - length))) continue
+        if (outWordStart[k] === 1 && i - length >= 0 && isWordCode[text.charCodeAt(i - length)] === 1)
+          continue
         ;(sentences[sentences.length - 1] as Uint8Array)[outGroup[k] as number] = 1
       }
     }

@@ -12,9 +12,9 @@ const MASK = (1 << FEATURE_BITS) - 1
  * Korean character is a word) do not, and cost more features; 4-grams alone measured as well as 3–4 and
  * 1–4 leave one writer out, at a quarter of the 1–4-grams' features.
  */
-const SHORTEST_GRAM = 4
 const CHAR_GRAMS = 4
 const PRIME = 0x01000193
+const WORD_SEED = 0x9e3779b1
 
 /**
  * The n-gram features of one text: `count` buckets, and for word features where the word (or word pair)
@@ -29,7 +29,7 @@ export interface Ngrams {
 }
 
 /** At most this many features per character: its character n-grams, a word and a word pair. */
-export const FEATURES_PER_CHAR = CHAR_GRAMS - SHORTEST_GRAM + 1 + 2
+export const FEATURES_PER_CHAR = 3
 const scratch: Ngrams = {
   count: 0,
   buckets: new Uint32Array(4096),
@@ -55,7 +55,7 @@ const isWhite = (code: number) => code === 0x20 || code === 0x0a || code === 0x0
 
 /**
  * Every n-gram feature of `lower` (folded and lower-cased), in the shared scratch buffer (valid until the
- * next call). Linear: CHAR_GRAMS hashes per character, two per word, no callback and no allocation once
+ * next call). Linear: one character n-gram hash per character, two per word, no callback and no allocation once
  * the buffer has grown to the longest text.
  */
 export function ngrams(lower: string): Ngrams {
@@ -67,49 +67,56 @@ export function ngrams(lower: string): Ngrams {
   }
   const { buckets, from, to } = scratch
   let total = 0
-  // Character n-grams over the text with white space runs read as one space.
+  // Character 4-grams over the text with white space runs read as one space (and leading white space
+  // dropped): each window of four such characters, read once each, in the order the windows end.
+  let c0 = 0
+  let c1 = 0
+  let c2 = 0
+  let seen = 0
   let previousWhite = true
   for (let i = 0; i < lower.length; i++) {
-    const first = lower.charCodeAt(i)
-    if (isWhite(first) && previousWhite) continue
-    previousWhite = isWhite(first)
-    let hash = 0x811c9dc5
-    let j = i
-    for (let n = 0; n < CHAR_GRAMS && j < lower.length; n++) {
-      let code = lower.charCodeAt(j)
-      if (isWhite(code)) {
-        code = 0x20
-        while (j + 1 < lower.length && isWhite(lower.charCodeAt(j + 1))) j++
-      }
-      j++
-      hash = Math.imul(hash ^ code, PRIME)
-      if (n + 1 < SHORTEST_GRAM) continue
-      buckets[total] = (Math.imul(hash ^ (n + 1), PRIME) >>> 0) & MASK
+    let code = lower.charCodeAt(i)
+    if (isWhite(code)) {
+      if (previousWhite) continue
+      previousWhite = true
+      code = 0x20
+    } else previousWhite = false
+    if (++seen >= CHAR_GRAMS) {
+      const hash = Math.imul(
+        Math.imul(Math.imul(Math.imul(0x811c9dc5 ^ c0, PRIME) ^ c1, PRIME) ^ c2, PRIME) ^ code,
+        PRIME,
+      )
+      buckets[total] = (Math.imul(hash ^ CHAR_GRAMS, PRIME) >>> 0) & MASK
       from[total] = -1
       total++
     }
+    c0 = c1
+    c1 = c2
+    c2 = code
   }
-  // Words and word pairs.
+  // Words and word pairs, each word hashed as it is read.
   let previous = -1
   let previousStart = 0
   let start = -1
+  let running = WORD_SEED
   for (let i = 0; i <= lower.length; i++) {
     const code = i < lower.length ? lower.charCodeAt(i) : 0x20
     const ideographic = isIdeographic(code)
-    const inWord = !ideographic && (isWordChar(code) || (code >= 0xd800 && code <= 0xdfff))
-    if (inWord) {
-      if (start < 0) start = i
+    if (!ideographic && (isWordChar(code) || (code >= 0xd800 && code <= 0xdfff))) {
+      if (start < 0) {
+        start = i
+        running = WORD_SEED
+      }
+      running = Math.imul(running ^ code, PRIME)
       continue
     }
     // A word ends here; an ideographic character is a word of its own, read right after it.
-    for (let pass = 0; pass < (ideographic ? 2 : 1); pass++) {
-      if (pass === 1) start = i
-      if (start < 0) continue
+    for (let pass = start < 0 ? 1 : 0; pass < (ideographic ? 2 : 1); pass++) {
+      const hash = pass === 1 ? Math.imul(WORD_SEED ^ code, PRIME) : running
+      const wordStart = pass === 1 ? i : start
       const end = pass === 1 ? i + 1 : i
-      let hash = 0x9e3779b1
-      for (let k = start; k < end; k++) hash = Math.imul(hash ^ lower.charCodeAt(k), PRIME)
       buckets[total] = (Math.imul(hash ^ 0x57, PRIME) >>> 0) & MASK
-      from[total] = start
+      from[total] = wordStart
       to[total] = end
       total++
       if (previous !== -1) {
@@ -120,9 +127,9 @@ export function ngrams(lower: string): Ngrams {
         total++
       }
       previous = hash
-      previousStart = start
-      start = -1
+      previousStart = wordStart
     }
+    start = -1
   }
   scratch.count = total
   return scratch

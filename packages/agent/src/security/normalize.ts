@@ -176,27 +176,118 @@ for (let i = 0; i + 1 < TRADITIONAL.length; i += 2) {
 }
 
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu
-const LOOK_ALIKE = /[\u0250-\u02af\u0370-\u03ff\u0400-\u052f\u0131]/gu
-/** Only the Traditional characters the table holds, so other Chinese text costs no call per character. */
-const HAN_TRADITIONAL = new RegExp(`[${[...TO_SIMPLIFIED.keys()].join('')}]`, 'gu')
-const HAN_SPACES = /(?<=[\p{Script=Han}，、。])[ \t\u3000]+(?=[\p{Script=Han}，、。])/gu
-const SPACES = /[ \t\u00a0\u3000]+/g
+const HAN = /\p{Script=Han}/u
+
+/**
+ * Per UTF-16 code unit, what folding does with it: INVISIBLE when it is a default-ignorable code point or
+ * the high surrogate of one (U+1BCA0…, U+1D173…, U+E0000–U+E0FFF), HAN for Chinese characters and any
+ * high surrogate, CLAUSE for `，、。`, SPACE for the spaces folded into one, and
+ * MAPPED when a look-alike or Traditional character becomes another (its replacement in {@link FOLDED}).
+ * Built on first use from the same Unicode properties the regular expressions name, in one pass each.
+ */
+const INVISIBLE_UNIT = 1
+const HAN_UNIT = 2
+const CLAUSE = 4
+const SPACE = 8
+const MAPPED = 16
+let units: Uint8Array | undefined
+const FOLDED = new Uint16Array(0x10000)
+
+function unitTable(): Uint8Array {
+  const table = new Uint8Array(0x10000)
+  const bmp: string[] = []
+  for (let code = 0; code < 0x10000; code++) {
+    if (code < 0xd800 || code > 0xdfff) bmp.push(String.fromCharCode(code))
+  }
+  const all = bmp.join('')
+  const mark = (code: number, flag: number) => {
+    table[code] = (table[code] as number) | flag
+  }
+  for (const match of all.matchAll(INVISIBLE)) mark(match[0].charCodeAt(0), INVISIBLE_UNIT)
+  for (const match of all.matchAll(/\p{Script=Han}/gu)) mark(match[0].charCodeAt(0), HAN_UNIT)
+  // High surrogates of the supplementary default-ignorable code points; any high surrogate may start a
+  // supplementary Chinese character (hanAt reads the whole character then).
+  for (const high of [0xd82f, 0xd834, 0xdb40, 0xdb41, 0xdb42, 0xdb43]) mark(high, INVISIBLE_UNIT)
+  for (let high = 0xd800; high <= 0xdbff; high++) mark(high, HAN_UNIT)
+  for (const char of '，、。') mark(char.charCodeAt(0), CLAUSE)
+  for (const char of ' \t\u00a0\u3000') mark(char.charCodeAt(0), SPACE)
+  for (const [from, to] of [...Object.entries(CONFUSABLES), ...TO_SIMPLIFIED]) {
+    mark(from.charCodeAt(0), MAPPED)
+    FOLDED[from.charCodeAt(0)] = to.charCodeAt(0)
+  }
+  return table
+}
+
+/** Whether the character starting at `i` is Chinese or `，、。` (a supplementary one read whole). */
+function hanAt(text: string, i: number, table: Uint8Array): boolean {
+  const flags = table[text.charCodeAt(i)] as number
+  if ((flags & CLAUSE) !== 0) return true
+  if ((flags & HAN_UNIT) === 0) return false
+  const code = text.codePointAt(i) as number
+  if (code < 0x10000) return code < 0xd800 || code > 0xdfff
+  return HAN.test(String.fromCodePoint(code))
+}
+/** Whether the character ending at `i` (exclusive) is Chinese or `，、。`. */
+function hanBefore(text: string, i: number, table: Uint8Array): boolean {
+  if (i === 0) return false
+  const low = text.charCodeAt(i - 1)
+  const high = i >= 2 ? text.charCodeAt(i - 2) : 0
+  if (low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff) return hanAt(text, i - 2, table)
+  return hanAt(text, i - 1, table)
+}
+
+/**
+ * Look-alike and Traditional characters mapped, runs of spaces between Chinese characters dropped, other
+ * runs of spaces (and tabs, no-break and ideographic spaces) made one space: one pass over code units.
+ */
+function mapAndSpace(text: string, table: Uint8Array): string {
+  // Unchanged stretches are copied as slices: most characters stay as they are.
+  let folded = ''
+  let copied = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    const flags = table[code] as number
+    if ((flags & MAPPED) !== 0) {
+      folded += text.slice(copied, i) + String.fromCharCode(FOLDED[code] as number)
+      copied = i + 1
+      continue
+    }
+    if ((flags & SPACE) === 0) continue
+    let end = i + 1
+    let breaking = code === 0xa0
+    while (end < text.length && ((table[text.charCodeAt(end)] as number) & SPACE) !== 0) {
+      if (text.charCodeAt(end) === 0xa0) breaking = true
+      end++
+    }
+    // Characters folded to Chinese ones (Traditional) were Chinese already: the text as it is decides.
+    const kept = breaking || !hanBefore(text, i, table) || end >= text.length || !hanAt(text, end, table)
+    if (!(kept && code === 0x20 && end === i + 1)) {
+      folded += text.slice(copied, i) + (kept ? ' ' : '')
+      copied = end
+    }
+    i = end - 1
+  }
+  return copied === 0 ? text : folded + text.slice(copied)
+}
+
+/** Whether `text` holds a code unit with one of `flags`. */
+function holds(text: string, table: Uint8Array, flags: number): boolean {
+  for (let i = 0; i < text.length; i++) if (((table[text.charCodeAt(i)] as number) & flags) !== 0) return true
+  return false
+}
 
 /** The text the rules match on (see the module comment). Linear; `meter` counts characters visited. */
 export function foldForMatching(text: string, meter?: WorkMeter): string {
-  const passes: ((input: string) => string)[] = [
-    (input) => input.replace(INVISIBLE, ''),
-    // Removed after NFKC too: NFKC turns some fillers (U+3164) into other invisible ones.
-    (input) => input.normalize('NFKC').replace(INVISIBLE, ''),
-    (input) => input.replace(LOOK_ALIKE, (char) => CONFUSABLES[char] ?? char),
-    (input) => input.replace(HAN_TRADITIONAL, (char) => TO_SIMPLIFIED.get(char) ?? char),
-    (input) => (reaches(input, 0x2e80) ? input.replace(HAN_SPACES, '') : input).replace(SPACES, ' '),
-  ]
-  let folded = text
-  // Text of ASCII alone needs none of the passes but the last.
-  for (const pass of reaches(text, 0x80) ? passes : passes.slice(-1)) {
-    if (meter) meter.chars += folded.length
-    folded = pass(folded)
-  }
-  return folded
+  if (meter) meter.chars += text.length
+  units ??= unitTable()
+  const table = units
+  // Text of ASCII alone needs only its spaces folded.
+  if (!reaches(text, 0x80)) return mapAndSpace(text, table)
+  let folded = holds(text, table, INVISIBLE_UNIT) ? text.replace(INVISIBLE, '') : text
+  const normal = folded.normalize('NFKC')
+  if (meter) meter.chars += 3 * folded.length
+  // NFKC turns some fillers (U+3164) into other invisible ones.
+  if (normal !== folded && holds(normal, table, INVISIBLE_UNIT)) folded = normal.replace(INVISIBLE, '')
+  else folded = normal
+  return mapAndSpace(folded, table)
 }

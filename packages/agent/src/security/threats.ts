@@ -34,8 +34,9 @@ interface Rule {
 }
 
 /**
- * A pattern of ASCII alone needs no Unicode mode, and case-insensitive matching runs several times faster
- * without it (the folded text has no case pairs outside ASCII that these patterns could miss).
+ * A pattern without property escapes or supplementary characters needs no Unicode mode, and
+ * case-insensitive matching runs several times faster without it (the folded text has no case pairs
+ * outside ASCII that these patterns could miss: NFKC has made `ſ` an `s` and the Kelvin sign a `K`).
  */
 const plainForms = new Map<RegExp, RegExp>()
 const plain = (pattern: RegExp) => {
@@ -43,7 +44,7 @@ const plain = (pattern: RegExp) => {
   if (form === undefined) {
     form =
       pattern.flags.includes('u') &&
-      /^[\x20-\x7e]*$/.test(pattern.source) &&
+      /^[\x20-\x7e\u00a0-\ud7ff\ue000-\uffff]*$/.test(pattern.source) &&
       !/\\[pPu]\{/.test(pattern.source)
         ? new RegExp(pattern.source, pattern.flags.replace('u', ''))
         : pattern
@@ -510,12 +511,8 @@ function withoutStatedFacts(folded: string): string {
 /** Characters of work the learned layer does per character of text (n-gram hashes and look-ups). */
 const MODEL_WORK = 8
 
-/** The learned layer's verdict on folded text, as a reason, or null below its threshold. */
-function judge(model: LinearModel, folded: string, meter?: WorkMeter): string | null {
-  if (meter) meter.chars += folded.length * MODEL_WORK
-  const probability = score(model, folded)
-  if (probability < model.threshold) return null
-  // Only a refusal pays for its explanation.
+/** Why the learned layer refuses folded text it scored `probability`: the words that weighed most. */
+function explain(model: LinearModel, folded: string, probability: number): string {
   const quoted = heaviestWords(model, folded)
     .map((word) => JSON.stringify(word))
     .join(', ')
@@ -558,29 +555,59 @@ const where = (via: string[]) =>
     .map((encoding) => `, hidden in ${encoding}`)
     .join('')
 
+/** A verdict, and the learned layer's highest probability over the layers (1 when a rule refused). */
+interface Assessment {
+  reason: string | null
+  score: number
+}
+
 /**
  * {@link scanForThreats} with a given learned layer (`null`: the rules alone). The scanner's training and
  * evaluation scripts use it to measure models trained on part of the corpora.
  */
 export function scanWithModel(text: string, model: LinearModel | null, meter?: WorkMeter): ThreatScan {
-  const reason = findHiddenText(text, meter) ?? scanLayers(text, model, meter)
+  const { reason } = assess(text, model, meter)
   return reason === null ? { ok: true } : { ok: false, reason }
 }
 
-/** The rules on every layer first (their reasons are the most precise), then the learned layer. */
-function scanLayers(text: string, model: LinearModel | null, meter?: WorkMeter): string | null {
+/** Hidden text on the raw text, the rules on every layer (their reasons are the most precise), then the learned layer. */
+function assess(text: string, model: LinearModel | null, meter?: WorkMeter): Assessment {
+  const hidden = findHiddenText(text, meter)
+  if (hidden !== null) return { reason: hidden, score: 1 }
   const layers = layersOf(text, meter)
-  if (typeof layers === 'string') return layers
+  if (typeof layers === 'string') return { reason: layers, score: 1 }
   for (const layer of layers) {
     const found = matchRules(layer.folded, meter)
-    if (found !== null) return `${found}${where(layer.via)}`
+    if (found !== null) return { reason: `${found}${where(layer.via)}`, score: 1 }
   }
-  if (model === null) return null
+  let highest = 0
+  if (model === null) return { reason: null, score: highest }
   for (const layer of layers) {
-    const found = judge(model, withoutStatedFacts(layer.folded), meter)
-    if (found !== null) return `${found}${where(layer.via)}`
+    const folded = withoutStatedFacts(layer.folded)
+    if (meter) meter.chars += folded.length * MODEL_WORK
+    const probability = score(model, folded)
+    // Only a refusal pays for its explanation.
+    if (probability >= model.threshold) {
+      return { reason: `${explain(model, folded, probability)}${where(layer.via)}`, score: probability }
+    }
+    highest = Math.max(highest, probability)
   }
-  return null
+  return { reason: null, score: highest }
+}
+
+/**
+ * The scan with the learned layer's highest probability over the text's layers (1 when a rule refused,
+ * at or above the threshold when the learned layer did): how sure the first stage is, for the optional
+ * second opinion (see second-opinion.ts).
+ */
+export function firstStage(text: string): { scan: ThreatScan; score: number; threshold: number } {
+  const model = shippedModel()
+  const { reason, score: highest } = assess(text, model)
+  return {
+    scan: reason === null ? { ok: true } : { ok: false, reason },
+    score: highest,
+    threshold: model.threshold,
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { MemoryFiles, MemoryWriteResult } from '../memory/memory-files.ts'
 import { type MemoryOperation, MemoryRefusal, type MemoryTarget } from '../memory/operations.ts'
+import type { SecondOpinion } from '../security/second-opinion.ts'
 import { defineTool } from './run-tool.ts'
 import type { AgentTool } from './tool.ts'
 
@@ -67,7 +68,10 @@ function operationsOf(args: MemoryArgs): MemoryOperation[] {
  * cap, ambiguous or missing old_text, hostile content, a file that does not parse) throw with what to do
  * instead, which become `refused` results with that advice.
  */
-export function createMemoryTool(memory: MemoryFiles): AgentTool<MemoryWriteResult> {
+export function createMemoryTool(
+  memory: MemoryFiles,
+  secondOpinion?: SecondOpinion,
+): AgentTool<MemoryWriteResult> {
   return defineTool({
     name: 'memory',
     retrieval: true,
@@ -79,7 +83,7 @@ export function createMemoryTool(memory: MemoryFiles): AgentTool<MemoryWriteResu
       'Never store instructions to yourself, secrets or credentials.',
     ].join(' '),
     input,
-    execute: (args) => memory.apply(args.target, operationsOf(args)),
+    execute: (args) => memory.apply(args.target, operationsOf(args), secondOpinion ? { secondOpinion } : {}),
     render: (result) => (result.changed ? `${result.summary} ${SAVED_FOR_NEXT_SESSION}` : result.summary),
   })
 }
