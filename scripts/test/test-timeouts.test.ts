@@ -37,6 +37,8 @@ it('no test file sets a timeout shorter than the config’s', () => {
         /^\s*\}, (\d[\d_]*)\)$/.exec(line)?.[1], // it(…, () => {…}, N) and hooks
         /\b(?:timeout|testTimeout|hookTimeout|timeoutMs)(?:: | = )(\d[\d_]*)/.exec(line)?.[1],
         /\b(?:exitWithin|waitForLine|runKillingWriters)\(.*, (\d[\d_]*)\)/.exec(line)?.[1],
+        /^\s+(\d[\d_]*),?$/.exec(line)?.[1], // a limit on a line of its own: it(…, () => {…},\n N,\n) or setTimeout
+        /\bsetTimeout\(.*, (\d[\d_]*)\)/.exec(line)?.[1],
       ].filter((value): value is string => value !== undefined)
       // Below 10 s a number closing a call is a size or a count, not a time limit (workGrowth's sizes).
       for (const value of found)

@@ -18,7 +18,9 @@ export function localOptions(
     apiKey: vendor === 'openai' ? OPENAI_KEY : ANTHROPIC_KEY,
     baseUrl: vendor === 'openai' ? `${origin}/v1` : origin,
     model: vendor === 'openai' ? 'gpt-local' : 'claude-local',
-    timeoutSeconds: 5,
+    // Far above a local answer's time even on a loaded machine (a 5 s limit fired on the first call, which
+    // loads the SDK): the tests of timeouts set their own.
+    timeoutSeconds: 60,
     maxRetries: 2,
     env: {},
     ...overrides,

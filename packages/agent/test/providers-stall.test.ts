@@ -13,6 +13,11 @@ const ask = { system: 's', messages: [{ role: 'user' as const, content: 'hello' 
 const TEXT = 'The first part of a long answer'
 const ANSWER = { text: 'ok', usage: { prompt: 1, completion: 1 } }
 const ANSWER_A = { text: 'ok', usage: { input: 1, output: 1 } }
+// The limits under test: the server and the client share this process, and on a loaded machine (CI's is
+// shared) a 0.3 s limit fired before the first chunk was even read. 1.5 s is over fifty times the quiet time
+// to the first chunk, and keeps the four waits of this file short.
+const IDLE = 1.5
+const TOTAL = 3
 
 let server: LocalServer | undefined
 afterEach(async () => {
@@ -58,13 +63,13 @@ describe.each(['openai', 'anthropic'] as const)('%s: a stalled answer', (vendor)
   it('streaming: headers and one chunk, then nothing → TIMEOUT within the idle limit, text kept as partial', async () => {
     server = await startServer([streamCutAfterText(vendor)])
     const seen: string[] = []
-    const provider = localProvider(vendor, server.origin, { timeoutSeconds: 0.3, maxRetries: 0 })
+    const provider = localProvider(vendor, server.origin, { timeoutSeconds: IDLE, maxRetries: 0 })
     const error = (await rejectionOf(
       provider.chat({ ...ask, onText: (delta) => seen.push(delta) }),
     )) as ProviderError
     expect(error.code).toBe('TIMEOUT')
     expect(error.message).toContain('stopped arriving')
-    expect(error.message).toContain('0.3 s')
+    expect(error.message).toContain(`${IDLE} s`)
     expect(error.message).toContain('timeout_seconds')
     expect(seen.join('')).not.toBe('')
     expect(error.partial?.finishReason).toBe('interrupted')
@@ -73,15 +78,15 @@ describe.each(['openai', 'anthropic'] as const)('%s: a stalled answer', (vendor)
 
   it('non-streaming: a JSON body cut after its first bytes → TIMEOUT, not a hang', async () => {
     server = await startServer([jsonCut(vendor)])
-    const provider = localProvider(vendor, server.origin, { timeoutSeconds: 0.3, maxRetries: 0 })
+    const provider = localProvider(vendor, server.origin, { timeoutSeconds: IDLE, maxRetries: 0 })
     const error = (await rejectionOf(provider.chat(ask))) as ProviderError
     expect(error.code).toBe('TIMEOUT')
-    expect(error.message).toContain('0.3 s')
+    expect(error.message).toContain(`${IDLE} s`)
     expect(error.partial).toBeUndefined()
   })
 
   it('an answer that trickles in forever stops at the total limit', async () => {
-    // One byte of SSE comment every 50 ms: never idle for the 0.3 s limit, never complete.
+    // One byte of SSE comment every 50 ms: never idle for the idle limit, never complete.
     const trickle: Reply = async (_request, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
       const timer = setInterval(() => res.write(': keep-alive\n\n'), 50)
@@ -89,13 +94,13 @@ describe.each(['openai', 'anthropic'] as const)('%s: a stalled answer', (vendor)
     }
     server = await startServer([trickle])
     const provider = localProvider(vendor, server.origin, {
-      timeoutSeconds: 0.3,
-      answerTimeoutSeconds: 0.6,
+      timeoutSeconds: IDLE,
+      answerTimeoutSeconds: TOTAL,
       maxRetries: 0,
     })
     const error = (await rejectionOf(provider.chat({ ...ask, onText: () => {} }))) as ProviderError
     expect(error.code).toBe('TIMEOUT')
-    expect(error.message).toContain('not complete after 0.6 s')
+    expect(error.message).toContain(`not complete after ${TOTAL} s`)
   })
 
   it('a connection dropped in the middle of the answer is NETWORK, not BAD_REQUEST', async () => {
@@ -117,7 +122,7 @@ describe.each(['openai', 'anthropic'] as const)('%s: a stalled answer', (vendor)
     const store = await place.open()
     const agent = place.agent(
       store,
-      localProvider(vendor, server.origin, { timeoutSeconds: 0.3, maxRetries: 0 }),
+      localProvider(vendor, server.origin, { timeoutSeconds: IDLE, maxRetries: 0 }),
     )
     const seen: string[] = []
     const error = (await rejectionOf(

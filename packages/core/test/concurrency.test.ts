@@ -115,7 +115,6 @@ describe('concurrent writers', () => {
         for (const c of children) killIfRunning(c)
       }
     },
-    120_000,
   )
 
   // Opening runs the pending migrations, and an opener can read __drizzle_migrations before another one
@@ -168,7 +167,6 @@ describe('concurrent writers', () => {
         for (const c of children) killIfRunning(c)
       }
     },
-    120_000,
   )
 
   // busyTimeout is applied with PRAGMA busy_timeout, which holds for one connection only. @libsql/client 0.18
@@ -251,6 +249,5 @@ describe('concurrent writers', () => {
         await first.close()
       }
     },
-    120_000,
   )
 })

@@ -28,11 +28,13 @@ async function writeAndKill(
 ): Promise<{ resolved: Map<number, number>; stderr: string }> {
   const child = spawnScript('crash-writer.ts', [path, driver, sessionId, String(round)])
   const resolved = new Map<number, number>()
+  const TIME_LIMIT = 600_000
   try {
     await new Promise<void>((done, fail) => {
       const timer = setTimeout(
-        () => fail(new Error(`Only ${resolved.size} appends in 60 s.\n${child.describe()}`)),
-        60_000,
+        () =>
+          fail(new Error(`Only ${resolved.size} appends in ${TIME_LIMIT / 1000} s.\n${child.describe()}`)),
+        TIME_LIMIT,
       )
       child.onLine((line) => {
         const [id, i] = line.split(' ').map(Number)

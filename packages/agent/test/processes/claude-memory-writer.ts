@@ -5,7 +5,7 @@
 // Usage: claude-memory-writer.ts <db path> <memory folder> <worker> <rounds> <memory cap>
 import { join } from 'node:path'
 import { openStore } from '@engram/core'
-import { createClaudeMemoryHandlers } from '../../src/claude-memory/index.ts'
+import { createClaudeMemoryHandlers, MemoryToolError } from '../../src/claude-memory/index.ts'
 import { MemoryFiles, MemoryRefusal } from '../../src/index.ts'
 
 const [dbPath = '', folder = '', worker = '0', rounds = '10', cap = '2200'] = process.argv.slice(2)
@@ -19,22 +19,44 @@ const memory = new MemoryFiles({
 })
 const handlers = createClaudeMemoryHandlers({ memory, store, userId: 'ada' })
 
+/**
+ * Runs one command as the model would: a refusal that says "Retry" (the lock was taken over from a writer
+ * stalled past its stale limit, which a loaded machine does, and the version check refused its write, so
+ * nothing was written) is tried again; any other error ends the process.
+ */
+async function asTheModelWould<T>(command: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await command()
+    } catch (error) {
+      if (!(error instanceof MemoryToolError) || !error.message.endsWith('Retry.') || attempt === 20)
+        throw error
+    }
+  }
+}
+
 for (let i = 0; i < Number(rounds); i++) {
   const path = `/memories/w${worker}/note-${i}.md`
-  await handlers.create({ command: 'create', path, file_text: `worker ${worker} note ${i}` })
+  await asTheModelWould(() =>
+    handlers.create({ command: 'create', path, file_text: `worker ${worker} note ${i}` }),
+  )
   process.stdout.write(`file ${path}\n`)
   const line = `worker ${worker} line ${i}`
-  await handlers.insert({ command: 'insert', path: '/memories/shared.md', insert_line: 0, insert_text: line })
+  await asTheModelWould(() =>
+    handlers.insert({ command: 'insert', path: '/memories/shared.md', insert_line: 0, insert_text: line }),
+  )
   process.stdout.write(`line ${line}\n`)
   if (i % 3 === 0) {
     const entry = `worker ${worker} fact ${i}: 用户喜欢简洁的回答`
     try {
-      await handlers.insert({
-        command: 'insert',
-        path: '/memories/MEMORY.md',
-        insert_line: 0,
-        insert_text: `${entry}\n§`,
-      })
+      await asTheModelWould(() =>
+        handlers.insert({
+          command: 'insert',
+          path: '/memories/MEMORY.md',
+          insert_line: 0,
+          insert_text: `${entry}\n§`,
+        }),
+      )
       process.stdout.write(`entry ${entry}\n`)
     } catch (error) {
       if (!(error instanceof MemoryRefusal) || error.reason !== 'over_cap') throw error
