@@ -24,7 +24,7 @@ const handlers = createClaudeMemoryHandlers({ memory, store, userId: 'ada' })
  * stalled past its stale limit, which a loaded machine does, and the version check refused its write, so
  * nothing was written) is tried again; any other error ends the process.
  */
-async function asTheModelWould<T>(command: () => Promise<T>): Promise<T> {
+async function asTheModelWould<T>(command: () => T | PromiseLike<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await command()
