@@ -1,5 +1,5 @@
 import type { episodes } from './schema/episodes.ts'
-import type { sessions } from './schema/sessions.ts'
+import type { SessionModelConfig, sessions } from './schema/sessions.ts'
 
 /** Who speaks in a chat message. */
 export type Role = 'system' | 'user' | 'assistant' | 'tool'
@@ -130,22 +130,7 @@ export interface MessageRecord {
 /** A chat message as stored: the message with its record. */
 export type StoredMessage = ChatMessage & MessageRecord
 
-/**
- * The model settings a session ran with (`sessions.model_config`, stored as JSON): the window its context
- * was measured against, the reply budget, the model. Each field is optional; other keys (a Hermes
- * `model_config`'s own, say) are kept as they are, as long as the whole is JSON.
- */
-export interface SessionModelConfig {
-  /** The main model's context window, in tokens. */
-  contextWindow?: number
-  /** The reply budget: the most tokens one answer may take (`max_tokens`). */
-  maxTokens?: number
-  /** The model id the session ran with. */
-  model?: string
-  /** Who served the model (openai, anthropic, offline, ...). */
-  provider?: string
-  [key: string]: unknown
-}
+export type { SessionModelConfig }
 
 /** What createSession takes: a source (cli, telegram, cron, ...) and optional settings; id defaults to a UUID. */
 export interface NewSession {

@@ -126,13 +126,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     problems: [],
   }
   try {
-    await Promise.all([reader, pruner].map((c) => waitForLine(c, (l) => l === 'READY', 600_000)))
     // A loaded machine does less in the same time: the run goes on until it has done what the checks need.
+    // Listened for from the start: the pruner can rebuild before the reader is ready.
     const milestones = Promise.all([
       waitForLine(reader, (l) => l === 'SEARCHED', 600_000),
       waitForLine(pruner, (l) => l === 'REBUILT', 600_000),
     ])
     milestones.catch(() => undefined) // awaited below, where a failure counts
+    await Promise.all([reader, pruner].map((c) => waitForLine(c, (l) => l === 'READY', 600_000)))
     const minimum = options.minimum ?? { acknowledged: 0, kills: 0 }
     const acknowledged = () =>
       Array.from({ length: writers }, (_, w) => readAcks(ackFile(dir, w)).length).reduce((a, b) => a + b, 0)

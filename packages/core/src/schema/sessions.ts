@@ -1,5 +1,21 @@
 import { type AnySQLiteColumn, index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import type { SessionModelConfig } from '../types.ts'
+
+/**
+ * The model settings a session ran with (`sessions.model_config`, stored as JSON): the window its context
+ * was measured against, the reply budget, the model. Each field is optional; other keys (a Hermes
+ * `model_config`'s own, say) are kept as they are, as long as the whole is JSON.
+ */
+export interface SessionModelConfig {
+  /** The main model's context window, in tokens. */
+  contextWindow?: number
+  /** The reply budget: the most tokens one answer may take (`max_tokens`). */
+  maxTokens?: number
+  /** The model id the session ran with. */
+  model?: string
+  /** Who served the model (openai, anthropic, offline, ...). */
+  provider?: string
+  [key: string]: unknown
+}
 
 export const sessions = sqliteTable(
   'sessions',
