@@ -4,19 +4,24 @@ import { expect, it } from 'vitest'
 import config from '../../vitest.config.ts'
 import { ROOT } from '../workspace-packages.ts'
 
-/** Every TypeScript file under the packages' and the CLI's test folders. */
+/**
+ * Every TypeScript file under the packages' and the CLI's test folders, and the contract suites packages ship
+ * (`src/testing`: they set their limits explicitly, for a user's config whose default is 5 s).
+ */
 function testFiles(): string[] {
   return ['packages', 'apps'].flatMap((top) =>
-    readdirSync(join(ROOT, top)).flatMap((name) => {
-      const folder = join(top, name, 'test')
-      try {
-        return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
-          .filter((file) => file.endsWith('.ts'))
-          .map((file) => join(folder, file))
-      } catch {
-        return []
-      }
-    }),
+    readdirSync(join(ROOT, top)).flatMap((name) =>
+      ['test', 'src/testing'].flatMap((sub) => {
+        const folder = join(top, name, sub)
+        try {
+          return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+            .filter((file) => file.endsWith('.ts'))
+            .map((file) => join(folder, file))
+        } catch {
+          return []
+        }
+      }),
+    ),
   )
 }
 

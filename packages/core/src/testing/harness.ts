@@ -110,7 +110,7 @@ const BETTER_SQLITE3 = createRequire(import.meta.url).resolve('better-sqlite3')
 export function holdWriteLock(path: string): Promise<() => Promise<void>> {
   const script = `const Database = require(${JSON.stringify(BETTER_SQLITE3)})
     const db = new Database(${JSON.stringify(path)}); db.exec('BEGIN IMMEDIATE'); console.log('LOCKED')
-    setTimeout(() => {}, 60000)`
+    setTimeout(() => {}, 600000)`
   const holder = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] })
   const exited = new Promise<void>((resolve) => holder.on('close', () => resolve()))
   const release = async () => {

@@ -488,7 +488,7 @@ export function searchSuite(h: Harness): void {
         ] as const) {
           await large.appendMessage(s.id, { role: 'tool', tool_call_id: tag, content: big(bytes, tag) })
         }
-      }, 120_000)
+      }, 600_000)
       afterAll(() => large.close())
 
       const timed = async (query: string) => {

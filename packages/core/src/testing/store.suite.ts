@@ -1256,7 +1256,7 @@ export function storeSuite(h: Harness): void {
         await release?.()
         await store.close()
       }
-    }, 120_000)
+    }, 600_000)
   })
 
   describe('closing', () => {
@@ -1288,7 +1288,7 @@ export function storeSuite(h: Harness): void {
         expect(handlesOn(path)).toBe(0)
         expect([existsSync(`${path}-wal`), existsSync(`${path}-shm`)]).toEqual([false, false])
       },
-      60_000,
+      600_000,
     )
   })
 }
