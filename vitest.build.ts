@@ -18,7 +18,8 @@ export default function buildOnce(): void {
     if (key === 'PATH' || key === 'HOME' || key === 'TMPDIR' || key.startsWith('npm_config_'))
       env[key] = value
   }
-  // One build at a time across vitest runs in this folder (flock, util-linux): two would write one dist/.
+  // One build at a time on this machine (a flock in the temp folder, util-linux): two vitest runs in one
+  // clone would write one dist/ at once; runs in other clones only wait their turn.
   try {
     execFileSync('flock', [join(tmpdir(), 'engram-test-build.lock'), 'pnpm', 'build'], {
       cwd: import.meta.dirname,
