@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -52,6 +53,8 @@ export interface Served {
   client: Client
   transport: StdioClientTransport
   stderr: () => string
+  /** How the server process ended ("running" while it runs), with what it printed on stderr: for failures. */
+  report: () => string
 }
 
 /**
@@ -86,8 +89,18 @@ export async function serve(
     stderr += chunk.toString()
   })
   const client = new Client({ name: 'engram-test', version: '1.0.0' })
-  await client.connect(transport)
-  return { client, transport, stderr: () => stderr }
+  const connecting = client.connect(transport)
+  // The transport spawns the server inside connect() and forgets the process once it ends; keep its end.
+  let ended = 'running'
+  const child = (transport as unknown as { _process?: ChildProcess })._process
+  child?.once('exit', (code, signal) => {
+    ended = signal ? `killed by ${signal}` : `exited with code ${code}`
+  })
+  const report = () => `server ${transport.pid ?? child?.pid}: ${ended}; its stderr:\n${stderr}`
+  await connecting.catch((error: unknown) => {
+    throw new Error(`engram mcp did not start (${String(error)}); ${report()}`)
+  })
+  return { client, transport, stderr: () => stderr, report }
 }
 
 /** The text of a tool result. */

@@ -37,7 +37,10 @@ async function client(index: number, served: Served, killAfter: number | null): 
       await Promise.allSettled([memory, log])
       return acks
     }
-    const [m, l] = await Promise.all([memory, log])
+    const [m, l] = await Promise.all([memory, log]).catch((error: unknown) => {
+      // A survivor that stops answering is the failure this test exists to catch: say how its server ended.
+      throw new Error(`client ${index}, round ${round}: ${String(error)}; ${served.report()}`)
+    })
     if (m.isError) acks.refused++
     else acks.memory.push(entry)
     if (!l.isError) acks.logged.push(messageId)
@@ -67,6 +70,8 @@ it('6 server processes on one store and one pair of memory files, 2 SIGKILLed mi
     const retry = await call(survivor.client, 'session_log', {
       conversation_id: 'shared',
       messages: everyId.slice(at, at + 50).map((id) => ({ id, role: 'user', content: `retry of ${id}` })),
+    }).catch((error: unknown) => {
+      throw new Error(`the survivor's retry: ${String(error)}; ${survivor.report()}`)
     })
     expect(retry.isError).toBeFalsy()
   }

@@ -19,16 +19,25 @@ async function finalizeUnreachable(): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve))
 }
 
+/** The most collections `settle` runs after close while the closed connection's files stay open. */
+const CLOSE_ROUNDS = 20
+
 /**
  * A libSQL connection whose statements are dropped, to be finalized, when they fail (the next use
  * prepares the SQL anew) and when the connection closes. `settle` finalizes what was dropped; call it
- * after an error and after close, before the connection or its file is used again.
+ * after an error and after close, before the connection or its file is used again. After close, with
+ * `stillOpen` (the connection's file handles still open, where the system shows them), it collects again
+ * while any is, at most {@link CLOSE_ROUNDS} times: a finalizer can free what holds the next one.
  */
-export function finalizingStatements(db: SyncConnection): {
+export function finalizingStatements(
+  db: SyncConnection,
+  stillOpen: () => boolean = () => false,
+): {
   connection: SyncConnection
   settle(): Promise<void>
 } {
   let dropped = false
+  let closed = false
   const statement = (sql: string, first: SyncStatement): SyncStatement => {
     let current: SyncStatement | undefined = first
     const use = <T>(step: (s: SyncStatement) => T): T => {
@@ -55,6 +64,7 @@ export function finalizingStatements(db: SyncConnection): {
       transaction: (fn) => db.transaction(fn),
       close: () => {
         dropped = true
+        closed = true
         db.close()
       },
     },
@@ -62,6 +72,7 @@ export function finalizingStatements(db: SyncConnection): {
       if (!dropped) return
       dropped = false
       await finalizeUnreachable()
+      for (let round = 1; closed && round < CLOSE_ROUNDS && stillOpen(); round++) await finalizeUnreachable()
     },
   }
 }

@@ -1,6 +1,7 @@
 import { createClient, type InStatement, type InValue, type ResultSet } from '@libsql/client'
 import Database from 'libsql'
 import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
+import { handlesOn } from './file-handles.ts'
 import { finalizingStatements } from './libsql-statements.ts'
 import { completeText } from './libsql-text.ts'
 import { type SyncConnection, syncSqliteDriver } from './sync-sqlite.ts'
@@ -55,10 +56,15 @@ export function libsqlDriver(options: LibsqlDriverOptions): StorageDriver {
   }
   // The binding has no read-only option but reads SQLite urls, whose path is percent-encoded.
   const local = options.readonly ? `file:${path.replace(/[%?#]/g, encodeURIComponent)}?mode=ro` : path
+  // The handles on the file that are not this connection's: settling after close waits for the others.
+  const before = path === ':memory:' ? null : handlesOn(path)
   const db = options.syncUrl
     ? new Database(path, replica as ConstructorParameters<typeof Database>[1])
     : new Database(local)
-  const statements = finalizingStatements(completeText(db as unknown as SyncConnection))
+  const statements = finalizingStatements(completeText(db as unknown as SyncConnection), () => {
+    const now = before && handlesOn(path)
+    return now ? [...now].some((handle) => !before.has(handle)) : false
+  })
   const driver = syncSqliteDriver('libsql', statements.connection, {
     // An embedded replica manages its own file (libSQL syncs its WAL), so the store leaves its pragmas alone.
     localFile: path !== ':memory:' && options.syncUrl === undefined,
