@@ -1,14 +1,7 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { preparePostgres } from '../src/dialects/postgres/migrations.ts'
-import { pgliteDriver } from '../src/drivers/pglite.ts'
 import { openStoreWithDriver } from '../src/open-store.ts'
-
-const PG_MIGRATIONS = fileURLToPath(new URL('../drizzle-pg', import.meta.url))
+import { pgliteBefore } from './postgres-helpers.ts'
 
 let database: PGlite
 beforeAll(async () => {
@@ -18,17 +11,7 @@ afterAll(() => database?.close())
 
 describe('PostgreSQL migration 0007 (retrieval traffic) on a populated schema', () => {
   it('marks the stored session_search / memory calls, their results and the replies reporting them', async () => {
-    const old = join(mkdtempSync(join(tmpdir(), 'engram-pg-mig-')), 'drizzle-pg')
-    cpSync(PG_MIGRATIONS, old, { recursive: true })
-    const journalPath = join(old, 'meta', '_journal.json')
-    const journal = JSON.parse(readFileSync(journalPath, 'utf8'))
-    const at = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith('0007_'))
-    expect(at).toBeGreaterThan(0)
-    journal.entries = journal.entries.slice(0, at)
-    writeFileSync(journalPath, JSON.stringify(journal))
-
-    const driver = pgliteDriver({ database, schema: 'retrieval_upgrade' })
-    await preparePostgres(driver, old)
+    const { driver } = await pgliteBefore(database, 'retrieval_upgrade', (tag) => tag.startsWith('0007_'))
     const call = (id: string, name: string) =>
       JSON.stringify([{ id, type: 'function', function: { name, arguments: '{"query":"release window"}' } }])
     const rows: [string, string | null, string | null, string | null][] = [

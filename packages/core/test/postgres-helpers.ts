@@ -1,4 +1,41 @@
 import { createHash } from 'node:crypto'
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { PGlite } from '@electric-sql/pglite'
+import { preparePostgres } from '../src/dialects/postgres/migrations.ts'
+import type { StorageDriver } from '../src/driver.ts'
+import { pgliteDriver } from '../src/drivers/pglite.ts'
+
+const PG_MIGRATIONS = fileURLToPath(new URL('../drizzle-pg', import.meta.url))
 
 /** Each database path of the contract is a schema of its own on one server (or one PGlite). */
 export const schemaOf = (path: string) => `c_${createHash('sha1').update(path).digest('hex').slice(0, 24)}`
+
+/**
+ * A schema of `database` migrated up to, not including, the first PostgreSQL migration whose tag `isTag`
+ * matches (from a copy of the migrations folder with a shortened journal), and that migration's SQL: to
+ * test a migration on rows written before it.
+ */
+export async function pgliteBefore(
+  database: PGlite,
+  schema: string,
+  isTag: (tag: string) => boolean,
+): Promise<{ driver: StorageDriver; migration: string }> {
+  const old = join(mkdtempSync(join(tmpdir(), 'engram-pg-before-')), 'drizzle-pg')
+  cpSync(PG_MIGRATIONS, old, { recursive: true })
+  const journalPath = join(old, 'meta', '_journal.json')
+  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] }
+  const at = journal.entries.findIndex((e) => isTag(e.tag))
+  if (at <= 0)
+    throw new Error(
+      `no PostgreSQL migration after the first matches (${journal.entries.length} in the journal)`,
+    )
+  const migration = readFileSync(join(PG_MIGRATIONS, `${journal.entries[at]?.tag}.sql`), 'utf8')
+  journal.entries = journal.entries.slice(0, at)
+  writeFileSync(journalPath, JSON.stringify(journal))
+  const driver = pgliteDriver({ database, schema })
+  await preparePostgres(driver, old)
+  return { driver, migration }
+}
