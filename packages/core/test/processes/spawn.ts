@@ -93,12 +93,17 @@ export function spawnScript(script: string, args: string[]): Child {
   ])
 }
 
-/** Resolves with the first stdout line `match` accepts; rejects if the child exits first or time runs out. */
+/**
+ * Resolves with the first stdout line `match` accepts, already printed or still to come (a line the child
+ * printed while the caller was busy counts); rejects if the child exits first or time runs out.
+ */
 export function waitForLine(
   child: Child,
   match: (line: string) => boolean,
   timeoutMs: number,
 ): Promise<string> {
+  const printed = child.stdout().split('\n').slice(0, -1).find(match)
+  if (printed !== undefined) return Promise.resolve(printed)
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`No expected line within ${timeoutMs} ms.\n${child.describe()}`)),
