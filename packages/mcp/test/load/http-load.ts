@@ -54,9 +54,12 @@ const marker = (user: string) => `marker${user}zz`
  */
 const LOST_ANSWER_MS = 60_000
 
-/** One tool call, given up after LOST_ANSWER_MS. */
-async function callText(client: Client, name: string, args: Record<string, unknown>) {
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: LOST_ANSWER_MS })
+/** One tool call, given up after LOST_ANSWER_MS or when `signal` aborts (its server was killed). */
+async function callText(client: Client, name: string, args: Record<string, unknown>, signal?: AbortSignal) {
+  const result = await client.callTool({ name, arguments: args }, undefined, {
+    timeout: LOST_ANSWER_MS,
+    ...(signal ? { signal } : {}),
+  })
   const text = (result.content as { text?: string }[]).map((c) => c.text ?? '').join('\n')
   return { text, isError: Boolean(result.isError) }
 }
@@ -79,6 +82,14 @@ export async function runLoad(pg: PostgresServer, options: LoadOptions): Promise
   const args = ['--db', url, '--session-log', '--rate-limit', '1000000', '--memory-dir', join(dir, 'users')]
   const start = () => startHttpServer(args, { HOME: dir })
   const servers: HttpServer[] = await Promise.all(Array.from({ length: options.servers }, start))
+  // Aborted when its server is SIGKILLed: the calls waiting on it fail at once and are retried (the SDK's
+  // client learns of a dropped answer stream only from its request timeout).
+  const killedServer = new Map<HttpServer, AbortController>()
+  const onKill = (server: HttpServer) => {
+    const controller = killedServer.get(server) ?? new AbortController()
+    killedServer.set(server, controller)
+    return controller
+  }
   const report: LoadReport = {
     acknowledged: 0,
     storedOnce: 0,
@@ -111,10 +122,13 @@ export async function runLoad(pg: PostgresServer, options: LoadOptions): Promise
     const user = users[index % users.length] as string
     const token = tokens.get(user) as string
     let client: Client | null = null
+    let signal: AbortSignal | undefined
     const session = async () => {
       if (client) return client
       const live = servers.filter((s) => s.child.exitCode === null && s.child.signalCode === null)
-      client = await connect((live[index % live.length] ?? servers[0])?.url as string, token)
+      const server = (live[index % live.length] ?? servers[0]) as HttpServer
+      signal = onKill(server).signal
+      client = await connect(server.url, token)
       return client
     }
     // A call that fails (its server killed, PostgreSQL restarting) is retried on a new session, on any
@@ -138,10 +152,15 @@ export async function runLoad(pg: PostgresServer, options: LoadOptions): Promise
       const content = `client ${index} round ${round} ${marker(user)}`
       const logged = await withRetry(async (c) => {
         const result = await timed('session_log', () =>
-          callText(c, 'session_log', {
-            conversation_id: `conversation-${index}`,
-            messages: [{ id: `c${index}-r${round}`, role: 'user', content }],
-          }),
+          callText(
+            c,
+            'session_log',
+            {
+              conversation_id: `conversation-${index}`,
+              messages: [{ id: `c${index}-r${round}`, role: 'user', content }],
+            },
+            signal,
+          ),
         )
         if (result.isError && /failed|unavailable|connection|terminat/i.test(result.text))
           throw new Error(result.text)
@@ -149,15 +168,17 @@ export async function runLoad(pg: PostgresServer, options: LoadOptions): Promise
       })
       if (!logged.isError) acked.push({ user, content })
       const found = await withRetry((c) =>
-        timed('session_search', () => callText(c, 'session_search', { query: 'round' })),
+        timed('session_search', () => callText(c, 'session_search', { query: 'round' }, signal)),
       )
       for (const other of others) if (found.text.includes(other)) report.leaks.push(`${user} saw ${other}`)
       await withRetry((c) =>
         timed('memory', () =>
-          callText(c, 'memory', {
-            target: 'memory',
-            operations: [{ action: 'add', content: `client ${index} fact ${round}` }],
-          }),
+          callText(
+            c,
+            'memory',
+            { target: 'memory', operations: [{ action: 'add', content: `client ${index} fact ${round}` }] },
+            signal,
+          ),
         ),
       )
       turns++
@@ -173,6 +194,7 @@ export async function runLoad(pg: PostgresServer, options: LoadOptions): Promise
       const victim = servers[k % servers.length] as HttpServer
       victim.child.kill('SIGKILL')
       await victim.exited
+      onKill(victim).abort(new Error('its server was killed'))
       report.killed++
       servers[k % servers.length] = await start()
     }
