@@ -18,6 +18,8 @@ const shape = (m: StoredMessage) => ({
 /**
  * Starts a writer, reads its `<id> <i>` lines until `killAfter` of them have arrived, then kills it with
  * SIGKILL while it is still writing. Returns the ids whose append had resolved, by message index.
+ * `limitMs` is this round's share of the test's time limit: a round that stalls fails naming itself and how
+ * far its writer got, before the limit of the whole test fires with nothing to say.
  */
 async function writeAndKill(
   path: string,
@@ -25,16 +27,21 @@ async function writeAndKill(
   sessionId: string,
   round: number,
   killAfter: number,
+  limitMs: number,
 ): Promise<{ resolved: Map<number, number>; stderr: string }> {
   const child = spawnScript('crash-writer.ts', [path, driver, sessionId, String(round)])
   const resolved = new Map<number, number>()
-  const TIME_LIMIT = 600_000
   try {
     await new Promise<void>((done, fail) => {
       const timer = setTimeout(
         () =>
-          fail(new Error(`Only ${resolved.size} appends in ${TIME_LIMIT / 1000} s.\n${child.describe()}`)),
-        TIME_LIMIT,
+          fail(
+            new Error(
+              `Round ${round}: only ${resolved.size} of ${killAfter} appends in ${Math.round(limitMs / 1000)} s ` +
+                `(its share of the test's time limit).\n${child.describe()}`,
+            ),
+          ),
+        limitMs,
       )
       child.onLine((line) => {
         const [id, i] = line.split(' ').map(Number)
@@ -55,7 +62,7 @@ async function writeAndKill(
         fail(new Error(`The writer exited on its own after ${resolved.size} appends.\n${child.describe()}`))
       }, fail)
     })
-    const exit = await exitWithin(child, 600_000)
+    const exit = await exitWithin(child, limitMs)
     expect(exit.signal, child.describe()).toBe('SIGKILL')
   } finally {
     killIfRunning(child)
@@ -73,7 +80,11 @@ for (const driver of driversUnderTest()) {
   describe(`crash safety on ${driver}`, () => {
     const dir = tempDir(`engram-crash-${driver}-`)
 
-    it('a writer killed with SIGKILL mid-write loses no resolved append and leaves a sound database, round after round', async () => {
+    it('a writer killed with SIGKILL mid-write loses no resolved append and leaves a sound database, round after round', async ({
+      task,
+    }) => {
+      // Each round gets an equal share of what is left of the test's limit (a tenth kept for the checks).
+      const deadline = Date.now() + task.timeout * 0.9
       const path = tempDbPath(dir)
       const setup = await openStore({ url: path, driver })
       const sessionId = (await setup.createSession({ source: 'crash-test' })).id
@@ -81,7 +92,8 @@ for (const driver of driversUnderTest()) {
 
       const expected: { round: number; i: number; id: number }[] = []
       for (const [round, killAfter] of KILL_AFTER.entries()) {
-        const { resolved, stderr } = await writeAndKill(path, driver, sessionId, round, killAfter)
+        const share = (deadline - Date.now()) / (KILL_AFTER.length - round)
+        const { resolved, stderr } = await writeAndKill(path, driver, sessionId, round, killAfter, share)
         expect(resolved.size, stderr).toBeGreaterThanOrEqual(killAfter)
         for (const [i, id] of resolved) expected.push({ round, i, id })
 
