@@ -326,7 +326,12 @@ describe('memory resources', () => {
     })
     await served.client.subscribeResource({ uri: 'engram://memory/MEMORY.md' })
     // This test process is the other process: it writes MEMORY.md through its own MemoryFiles.
-    await memoryFiles(ws).apply('memory', [{ action: 'add', content: 'Written by another process.' }])
+    await memoryFiles(ws).apply('memory', [
+      {
+        action: 'add',
+        content: 'Written by another process: the staging database is reset every Sunday night.',
+      },
+    ])
     await announced
     expect(updates).toContain('engram://memory/MEMORY.md')
     expect(updates).not.toContain('engram://memory/USER.md')
