@@ -89,3 +89,46 @@ it('matches a participant a question names by speaker, not by the greetings that
   // a question of nothing but a name keeps it as its word
   expect((await store.search('Where is Caroline?', { userId: 'u', limit: 5 })).length).toBeGreaterThan(0)
 })
+
+it("ranks the answer to a matching question by the question's words, and only another speaker's answer", async () => {
+  const store = await freshStore()
+  const chat = async (turns: [string, string][]) => {
+    const session = await store.createSession({ source: 'chat', userId: 'u' })
+    return store.appendMessages(
+      session.id,
+      turns.map(([name, content]) => ({ role: name === 'Mel' ? 'user' : 'assistant', name, content })),
+    )
+  }
+  // turns that hold the question's words in passing, each in its own session
+  for (const [i, line] of [
+    'Packed the book for the trip, and a take away menu.',
+    'The library took away the old book shelves today.',
+    'Take away: the book club moved to Tuesdays.',
+    'Another book arrived; I will take it away to the cabin.',
+  ].entries())
+    await chat([
+      ['Caroline', `Morning ${i}.`],
+      ['Mel', line],
+      ['Caroline', `Noted ${i}.`],
+    ])
+  const [, answer] = await chat([
+    ['Mel', 'What did you take away from the book?'],
+    ['Caroline', 'It taught me self-acceptance and how to find support.'],
+  ])
+  // the same speaker asking again is no answer: Mel's second line does not take her question's score
+  const [, , again] = await chat([
+    ['Caroline', 'Nice weather.'],
+    ['Mel', 'What will you take away from the book fair?'],
+    ['Mel', 'Never mind, I found the programme.'],
+  ])
+  const query = 'What did Caroline take away from the book?'
+  const rankOf = (hits: Awaited<ReturnType<Store['search']>>, id: number | undefined) =>
+    hits.findIndex((hit) => hit.kind === 'message' && hit.messageId === id)
+  const on = await store.search(query, { userId: 'u', limit: 10 })
+  expect(rankOf(on, answer?.id)).toBeGreaterThanOrEqual(0)
+  expect(rankOf(on, answer?.id)).toBeLessThan(2)
+  // below the five turns that hold the words (the four in passing and the question), if found at all
+  expect(rankOf(on, again?.id) < 0 || rankOf(on, again?.id) > 5).toBe(true)
+  const off = await searchWithRanking(store, query, { userId: 'u', limit: 10 }, { replies: false })
+  expect(rankOf(off, answer?.id) < 0 || rankOf(off, answer?.id) >= 2).toBe(true)
+})

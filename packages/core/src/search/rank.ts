@@ -9,7 +9,11 @@
  *   window matching the question's words in two turns has both turns' scores. (An FTS5 index of the
  *   windows was measured and dropped: no recall added on LoCoMo dev, ~211 bytes per message;
  *   docs/decisions/window-index.md.)
- * - follow: a message receives FOLLOW × the score of the message before it;
+ * - replies: when the message before it asks something (holds a question mark) and another speaker
+ *   wrote it (by `name`, else by role), a message receives REPLY × that question's score: the answer to a matching question is what the question is about
+ *   ("What did you take away from it?" → "It taught me self-acceptance…"). It replaced a share (0.3) of
+ *   the previous message's score given after any message, which added nothing beside it; both chosen on
+ *   the LoCoMo dev tune conversations, as was WINDOW (docs/benchmarks.md#locomo-pnpm-evallocomo);
  * - participants: when the query names a speaker (the OpenAI `name` field), that speaker's messages
  *   are multiplied by 1 + PARTICIPANT: a hint, never a filter. A question can name the wrong person
  *   ("What did Caroline paint?" when Melanie did: LoCoMo's adversarial questions); at 0.5 those fell to
@@ -27,7 +31,7 @@ import { hasTimeExpression, type TimeRange } from './time-words.ts'
 export const RANK_FEATURES = [
   'questionWords',
   'windows',
-  'follow',
+  'replies',
   'participants',
   'time',
   'dates',
@@ -39,15 +43,15 @@ export type RankFeatures = Record<(typeof RANK_FEATURES)[number], boolean>
 export const ALL_RANK_FEATURES: Readonly<RankFeatures> = {
   questionWords: true,
   windows: true,
-  follow: true,
+  replies: true,
   participants: true,
   time: true,
   dates: true,
   statements: true,
 }
 
-const WINDOW = 4
-const FOLLOW = 0.3
+const WINDOW = 1.5
+const REPLY = 1
 const PARTICIPANT = 0.15
 const TIME = 0.5
 const DATE = 1
@@ -60,7 +64,10 @@ export interface Candidate {
   prev: number | null
   next: number | null
   name: string | null
+  role: string
   content: string | null
+  /** Its text asks something (a question mark in its first characters): its reply answers it. */
+  asks: boolean
   timestamp: number
 }
 
@@ -87,6 +94,10 @@ export function namesParticipant(query: string, name: string): boolean {
   }
   return false
 }
+
+/** Whether `c` replies to `before`: a question of another speaker (by name, else by role). */
+const answers = (c: Candidate, before: Candidate | undefined): boolean =>
+  before?.asks === true && (before.name ?? before.role) !== (c.name ?? c.role)
 
 /** The candidates ordered best first, with their final scores. Linear in the candidates (and their text). */
 export function rankCandidates(
@@ -120,7 +131,8 @@ export function rankCandidates(
   const ranked: { id: number; score: number }[] = []
   for (const c of candidates.values()) {
     let score = own(c.id) + WINDOW * (window.get(c.id) ?? 0)
-    if (features.follow) score += FOLLOW * own(c.prev)
+    if (features.replies && c.prev !== null && answers(c, candidates.get(c.prev)))
+      score += REPLY * own(c.prev)
     if (c.name !== null && named.has(c.name)) score *= 1 + PARTICIPANT
     if (features.time && question.timeQuestion && c.content !== null && hasTimeExpression(c.content))
       score *= 1 + TIME

@@ -13,6 +13,8 @@ const DATE_POOL = 20
 const NEIGHBOUR_SNIPPET_CHARS = 200
 /** Characters of a candidate's text the ranking reads (for time expressions): bounded work per hit. */
 const RANKED_TEXT_CHARS = 2000
+/** Characters of a candidate's text read for a question mark (rank.ts: replies): bounded work per hit. */
+const ASKS_CHARS = 2000
 /** Capitalised words of a question looked up as speakers' names: bounded work per question. */
 const MAX_NAME_LOOKUPS = 4
 
@@ -21,6 +23,7 @@ interface DetailRow {
   session_id: string
   name: string | null
   content: string | null
+  asks: number | boolean
   timestamp: number
   prev: number | null
   next: number | null
@@ -114,7 +117,7 @@ export async function conversationSearch(
   const timeQuestion = isTimeQuestion(query)
   // only a when-question reads the texts (for time expressions); otherwise a neighbour's snippet is enough
   const chars = features.time && timeQuestion ? RANKED_TEXT_CHARS : NEIGHBOUR_SNIPPET_CHARS + 1
-  const candidates = await neighbourhood(ctx, options, rows, features.windows || features.follow, chars)
+  const candidates = await neighbourhood(ctx, options, rows, features.windows || features.replies, chars)
   const ranked = rankCandidates(candidates, { text: query, timeQuestion, ranges: dates.ranges }, features)
   return ranked.slice(0, take).map(({ id, score }) => ({ ...(rows.get(id) as HitRow), score }))
 }
@@ -142,11 +145,13 @@ async function neighbourhood(
           (SELECT min(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id > c.id) AS next
           FROM c JOIN messages t ON t.id = c.id)
         SELECT t.id, t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name,
-          substr(t.content, 1, ${chars}) AS content, w.prev, w.next
+          substr(t.content, 1, ${chars}) AS content, substr(t.content, 1, ${ASKS_CHARS}) LIKE ? AS asks,
+          w.prev, w.next
         FROM messages t JOIN sessions s ON s.id = t.session_id LEFT JOIN w ON w.id = t.id
         WHERE t.id IN (${neighbours ? 'SELECT id FROM w UNION ALL SELECT prev FROM w UNION ALL SELECT next FROM w' : 'SELECT id FROM c'})
           ${filters.where.map((where) => `AND ${where}`).join(' ')}`,
-      params: [...ids, ...filters.params],
+      // the question mark as a bound pattern: never a placeholder in the statement's text
+      params: [...ids, '%?%', ...filters.params],
     },
     'Searching messages',
   )
@@ -172,7 +177,9 @@ async function neighbourhood(
       prev: row.prev,
       next: row.next,
       name: row.name,
+      role: row.role,
       content: row.content,
+      asks: Boolean(row.asks),
       timestamp: row.timestamp,
     })
   }
