@@ -10,10 +10,11 @@
  *   windows was measured and dropped: no recall added on LoCoMo dev, ~211 bytes per message;
  *   docs/decisions/window-index.md.)
  * - replies: when the message before it asks something (holds a question mark) and another speaker
- *   wrote it (by `name`, else by role), a message receives REPLY × that question's score: the answer to a matching question is what the question is about
- *   ("What did you take away from it?" → "It taught me self-acceptance…"). It replaced a share (0.3) of
- *   the previous message's score given after any message, which added nothing beside it; both chosen on
- *   the LoCoMo dev tune conversations, as was WINDOW (docs/benchmarks.md#locomo-pnpm-evallocomo);
+ *   wrote it (by `name`, else by role), a message receives REPLY × that question's score: the answer to
+ *   a matching question is what the question is about ("What did you take away from it?" → "It taught
+ *   me self-acceptance…"). It replaced a share (0.3) of the previous message's score given after any
+ *   message, which added nothing beside it; both chosen on the LoCoMo dev tune conversations, as was
+ *   WINDOW (docs/benchmarks.md#locomo-pnpm-evallocomo);
  * - participants: when the query names a speaker (the OpenAI `name` field), that speaker's messages
  *   are multiplied by 1 + PARTICIPANT: a hint, never a filter. A question can name the wrong person
  *   ("What did Caroline paint?" when Melanie did: LoCoMo's adversarial questions); at 0.5 those fell to
