@@ -5,24 +5,15 @@
  *
  *   pnpm test:line --line 20
  *
- * better-sqlite3 is the one native addon built for one Node ABI. Its build for this line is compiled once
- * into the CI cache (a copy of the package, never the workspace's files, which pnpm hard-links to its
- * store) and put in place by renaming, so the workspace's own build is moved aside untouched and moved back
+ * better-sqlite3 is the one native addon built for one Node ABI. Its build for this line (compiled once into
+ * the CI cache by scripts/addon-builds.ts, never into the workspace's files, which pnpm hard-links to its
+ * store) is put in place by renaming, so the workspace's own build is moved aside untouched and moved back
  * afterwards.
  */
 import { execFileSync } from 'node:child_process'
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-} from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { cpSync, readdirSync, renameSync } from 'node:fs'
+import { join } from 'node:path'
+import { addonFolder, betterSqlite3Folders, loads } from './addon-builds.ts'
 import { type LineRuntime, lineArgument, lineRuntime } from './sdk-lines.ts'
 import { ROOT } from './workspace-packages.ts'
 
@@ -71,53 +62,6 @@ function lineFiles(): string[] {
   return files.filter((file) => !LINE_EXCLUDED.includes(file)).sort()
 }
 
-/** The workspace's better-sqlite3 package folders (one per installed version). */
-function betterSqlite3Folders(): string[] {
-  const store = join(ROOT, 'node_modules/.pnpm')
-  return readdirSync(store)
-    .filter((name) => name.startsWith('better-sqlite3@'))
-    .map((name) => join(store, name, 'node_modules/better-sqlite3'))
-    .filter((folder) => existsSync(join(folder, 'build/Release/better_sqlite3.node')))
-}
-
-/** better_sqlite3.node of `folder`'s version built for the line's ABI, compiled once into the cache. */
-function addonFor(folder: string, runtime: LineRuntime): string {
-  const { version } = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { version: string }
-  const abi = execFileSync(runtime.nodeBin, ['-p', 'process.versions.modules'], { encoding: 'utf8' }).trim()
-  const copy = join(runtime.cache, 'addons', `better-sqlite3-${version}-abi${abi}`)
-  const built = join(copy, 'build/Release/better_sqlite3.node')
-  if (existsSync(built)) return built
-  rmSync(copy, { recursive: true, force: true })
-  mkdirSync(dirname(copy), { recursive: true })
-  cpSync(folder, copy, {
-    recursive: true,
-    dereference: true,
-    filter: (path) => !path.startsWith(join(folder, 'build')),
-  })
-  // npm ships node-gyp; it builds against the line's headers (npm_config_nodedir), nothing is downloaded.
-  const npm = realpathSync(execFileSync('bash', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim())
-  const nodeGyp = createRequire(npm).resolve('node-gyp/bin/node-gyp.js')
-  console.log(`[line-suites] compiling better-sqlite3 ${version} for ABI ${abi} into ${copy}`)
-  execFileSync(runtime.nodeBin, [nodeGyp, 'rebuild', '--release', `--nodedir=${runtime.nodeDir}`], {
-    cwd: copy,
-    env: runtime.env,
-    stdio: 'inherit',
-  })
-  return built
-}
-
-/** Whether the line's node loads the addon as it is (the workspace was installed with this line's ABI). */
-function loads(addon: string, runtime: LineRuntime): boolean {
-  try {
-    execFileSync(runtime.nodeBin, ['-e', `process.dlopen({ exports: {} }, ${JSON.stringify(addon)})`], {
-      stdio: 'ignore',
-    })
-    return true
-  } catch {
-    return false
-  }
-}
-
 /** Puts the line's build in place of each folder's (unless it loads already); returns how to put the workspace's back. */
 function swapAddons(runtime: LineRuntime): () => void {
   const restores: (() => void)[] = []
@@ -125,7 +69,7 @@ function swapAddons(runtime: LineRuntime): () => void {
     const target = join(folder, 'build/Release/better_sqlite3.node')
     if (loads(target, runtime)) continue
     const aside = `${target}.workspace`
-    const addon = addonFor(folder, runtime)
+    const addon = join(addonFolder(folder, runtime), 'build/Release/better_sqlite3.node')
     renameSync(target, aside)
     cpSync(addon, target)
     restores.push(() => renameSync(aside, target))

@@ -18,6 +18,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { type Reply, startServer } from '../packages/agent/test/servers/http.ts'
 import { openaiAnswer } from '../packages/agent/test/servers/openai.ts'
+import { seedPrebuilds } from './addon-builds.ts'
 import { cacheBetterSqlite3Prebuild } from './prebuild-cache.ts'
 import { lineArgument, lineRuntime, NODE_LINES } from './sdk-lines.ts'
 import { documentedImports, ROOT, workspacePackages } from './workspace-packages.ts'
@@ -141,6 +142,8 @@ try {
   rmSync(join(project, 'package-lock.json'), { force: true })
   rmSync(join(project, 'stores'), { recursive: true, force: true })
   writeFileSync(stamps, JSON.stringify(current))
+  // The workspace's better-sqlite3 builds for this line, as the prebuilds a user's install downloads.
+  for (const cached of seedPrebuilds(runtime)) step(`kept as prebuild-install's cached prebuild: ${cached}`)
   await sh('npm', ['install'], { cwd: project, env: lineEnv })
   for (const cached of cacheBetterSqlite3Prebuild(project, nodeBin, lineEnv)) {
     step(`better-sqlite3 compiled; kept as prebuild-install's cached prebuild ${cached}`)

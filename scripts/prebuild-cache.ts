@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 
 /** Where prebuild-install, run on `nodeBin` in `folder` (a better-sqlite3 package), looks for a cached prebuild. */
-function cachedPrebuildPath(folder: string, nodeBin: string, env: NodeJS.ProcessEnv): string {
+export function cachedPrebuildPath(folder: string, nodeBin: string, env: NodeJS.ProcessEnv): string {
   const probe = `
 const pkg = require('better-sqlite3/package.json')
 const opts = Object.assign({}, require('prebuild-install/rc')(pkg), { pkg })
@@ -42,6 +42,14 @@ function compiledBetterSqlite3(project: string): string[] {
   ].filter((folder) => existsSync(join(folder, 'build/Release/better_sqlite3.node')))
 }
 
+/** Packs `folder`'s build/Release/better_sqlite3.node as prebuild-install packs a release, into `cached`. */
+export function storePrebuild(folder: string, cached: string): void {
+  mkdirSync(dirname(cached), { recursive: true })
+  const partial = `${cached}.${process.pid}.tmp`
+  execFileSync('tar', ['-czf', partial, 'build/Release/better_sqlite3.node'], { cwd: folder })
+  renameSync(partial, cached)
+}
+
 /**
  * Stores each better-sqlite3 addon `project` has just compiled as prebuild-install's cached prebuild, unless
  * one is cached already. Returns the cache files it wrote.
@@ -55,10 +63,7 @@ export function cacheBetterSqlite3Prebuild(
   for (const folder of compiledBetterSqlite3(project)) {
     const cached = cachedPrebuildPath(folder, nodeBin, env)
     if (existsSync(cached)) continue
-    mkdirSync(dirname(cached), { recursive: true })
-    const partial = `${cached}.${process.pid}.tmp`
-    execFileSync('tar', ['-czf', partial, 'build/Release/better_sqlite3.node'], { cwd: folder })
-    renameSync(partial, cached)
+    storePrebuild(folder, cached)
     written.push(cached)
   }
   return written

@@ -165,8 +165,8 @@ describe.each(['openai', 'anthropic'] as const)('%s provider errors', (vendor) =
     server = await startServer([limited, answer(vendor)])
     // A fake clock: the SDK's wait is observed and skipped, not slept through.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const waits = vi.spyOn(globalThis, 'setTimeout')
     try {
-      const waits = vi.spyOn(globalThis, 'setTimeout')
       const pending = localProvider(vendor, server.origin).chat(ask)
       const retryWait = () => waits.mock.calls.find(([, ms]) => ms === 1_000)
       await vi.waitFor(() => expect(retryWait()).toBeDefined())
@@ -177,6 +177,8 @@ describe.each(['openai', 'anthropic'] as const)('%s provider errors', (vendor) =
       expect(result.message.content).toBe('ok')
       expect(server.requests).toHaveLength(2)
     } finally {
+      // The spy wraps the fake setTimeout: restored first, or the fake would stay in place.
+      waits.mockRestore()
       vi.useRealTimers()
     }
   })
