@@ -18,11 +18,6 @@ export default defineConfig({
     // Vitest leaves a core free by default, which on a 2-core machine means one file at a time; most of the
     // suite waits on child processes, servers and a browser, so two files at a time nearly halves it.
     maxWorkers: 2,
-    // A worker runs its files in one module graph instead of importing the whole graph again for each file
-    // (import was 240 s of the 900 s of work on Node 24); vitest.setup.ts puts back fake clocks and spies a
-    // file leaves behind.
-    isolate: false,
-    setupFiles: ['./vitest.setup.ts'],
     // Every package built once before the tests (dist/ is what the tests' child processes run).
     globalSetup: ['./vitest.build.ts'],
     // Ten times the quiet duration of the slowest tests (child processes killed and restarted, servers, a
