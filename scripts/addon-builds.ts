@@ -23,7 +23,7 @@ import {
 } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { cachedPrebuildPath, storePrebuild } from './prebuild-cache.ts'
+import { addonOf, cachedPrebuildPath, storePrebuild } from './prebuild-cache.ts'
 import { type LineName, type LineRuntime, lineRuntime, NODE_LINES } from './sdk-lines.ts'
 import { ROOT } from './workspace-packages.ts'
 
@@ -33,10 +33,8 @@ export function betterSqlite3Folders(): string[] {
   return readdirSync(store)
     .filter((name) => name.startsWith('better-sqlite3@'))
     .map((name) => join(store, name, 'node_modules/better-sqlite3'))
-    .filter((folder) => existsSync(join(folder, 'build/Release/better_sqlite3.node')))
+    .filter((folder) => existsSync(addonOf(folder)))
 }
-
-const addonOf = (folder: string) => join(folder, 'build/Release/better_sqlite3.node')
 
 /** Whether the line's node loads `addon` as it is. */
 export function loads(addon: string, runtime: LineRuntime): boolean {

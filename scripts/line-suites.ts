@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process'
 import { cpSync, readdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { addonFolder, betterSqlite3Folders, loads } from './addon-builds.ts'
+import { addonOf } from './prebuild-cache.ts'
 import { type LineRuntime, lineArgument, lineRuntime } from './sdk-lines.ts'
 import { ROOT } from './workspace-packages.ts'
 
@@ -66,10 +67,10 @@ function lineFiles(): string[] {
 function swapAddons(runtime: LineRuntime): () => void {
   const restores: (() => void)[] = []
   for (const folder of betterSqlite3Folders()) {
-    const target = join(folder, 'build/Release/better_sqlite3.node')
+    const target = addonOf(folder)
     if (loads(target, runtime)) continue
     const aside = `${target}.workspace`
-    const addon = join(addonFolder(folder, runtime), 'build/Release/better_sqlite3.node')
+    const addon = addonOf(addonFolder(folder, runtime))
     renameSync(target, aside)
     cpSync(addon, target)
     restores.push(() => renameSync(aside, target))

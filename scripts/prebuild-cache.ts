@@ -12,6 +12,12 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 
+/** Where a better-sqlite3 package keeps its addon, relative to the package folder (as a prebuild packs it). */
+const ADDON = 'build/Release/better_sqlite3.node'
+
+/** The addon of the better-sqlite3 package in `folder`. */
+export const addonOf = (folder: string) => join(folder, ADDON)
+
 /** Where prebuild-install, run on `nodeBin` in `folder` (a better-sqlite3 package), looks for a cached prebuild. */
 export function cachedPrebuildPath(folder: string, nodeBin: string, env: NodeJS.ProcessEnv): string {
   const probe = `
@@ -39,14 +45,14 @@ function compiledBetterSqlite3(project: string): string[] {
   return [
     join(modules, 'better-sqlite3'),
     ...owners.map((owner) => join(modules, owner, 'node_modules/better-sqlite3')),
-  ].filter((folder) => existsSync(join(folder, 'build/Release/better_sqlite3.node')))
+  ].filter((folder) => existsSync(addonOf(folder)))
 }
 
 /** Packs `folder`'s build/Release/better_sqlite3.node as prebuild-install packs a release, into `cached`. */
 export function storePrebuild(folder: string, cached: string): void {
   mkdirSync(dirname(cached), { recursive: true })
   const partial = `${cached}.${process.pid}.tmp`
-  execFileSync('tar', ['-czf', partial, 'build/Release/better_sqlite3.node'], { cwd: folder })
+  execFileSync('tar', ['-czf', partial, ADDON], { cwd: folder })
   renameSync(partial, cached)
 }
 
