@@ -16,6 +16,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
+import { postgresDialect } from '../src/dialects/postgres/index.ts'
 import { SEARCH_CONFIG } from '../src/dialects/postgres/schema/columns.ts'
 import { openStore, type Store } from '../src/index.ts'
 import { encodeMessage, MESSAGE_COLUMNS } from '../src/store/message-codec.ts'
@@ -82,7 +83,10 @@ try {
       const viaRaw = async () =>
         (rawMs += await time(async () => {
           for (const { sessionId, message } of chunk)
-            await raw.query(insert, [sessionId, ...encodeMessage(message, Date.now()).values])
+            await raw.query(insert, [
+              sessionId,
+              ...encodeMessage(message, Date.now(), postgresDialect.messageIndex).values,
+            ])
         }))
       for (const run of (from / CHUNK) % 2 === 0 ? [viaStore, viaRaw] : [viaRaw, viaStore]) await run()
     }

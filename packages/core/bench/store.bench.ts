@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { createClient } from '@libsql/client'
 import { hitQuery } from '../src/dialects/sqlite/hits.ts'
+import { sqliteDialect } from '../src/dialects/sqlite/index.ts'
 import { toMatchQuery } from '../src/dialects/sqlite/match.ts'
 import type { StorageDriver } from '../src/driver.ts'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
@@ -157,7 +158,10 @@ type W1Variant = {
 
 const encodedW1 = () => {
   const now = Date.now()
-  return w1.map(({ sessionId, message }) => ({ sessionId, values: encodeMessage(message, now).values }))
+  return w1.map(({ sessionId, message }) => {
+    const { values, afterInsert } = encodeMessage(message, now, sqliteDialect.messageIndex)
+    return { sessionId, values, afterInsert }
+  })
 }
 
 let keepForW2: string | null = null
@@ -176,13 +180,23 @@ async function rawOursSchema(name: string, mode: 'plain' | 'exists' | 'noTrigger
   const db = openRaw(path)
   if (mode === 'noTrigger') db.exec('DROP TRIGGER messages_fts_insert')
   const rows = encodedW1()
-  let tx: (r: { sessionId: string; values: unknown[] }) => void
+  // the index text handed to the index after the INSERT, as the store does (sqlite/maintenance.ts)
+  const after = (r: (typeof rows)[number]) => {
+    for (const { sql, params } of r.afterInsert) db.prepare(sql).run(...(params ?? []))
+  }
+  let tx: (r: (typeof rows)[number]) => void
   if (mode === 'exists') {
     const stmt = db.prepare(INSERT_MESSAGE)
-    tx = db.transaction((r) => void stmt.all(r.sessionId, ...r.values, r.sessionId))
+    tx = db.transaction((r) => {
+      stmt.all(r.sessionId, ...r.values, r.sessionId)
+      after(r)
+    })
   } else {
     const stmt = db.prepare(INSERT_PLAIN)
-    tx = db.transaction((r) => void stmt.run(r.sessionId, ...r.values))
+    tx = db.transaction((r) => {
+      stmt.run(r.sessionId, ...r.values)
+      after(r)
+    })
   }
   const start = performance.now()
   for (const r of rows) (tx as unknown as { immediate: typeof tx }).immediate(r)
@@ -202,6 +216,7 @@ async function driverBatchW1(name: string) {
   for (const r of rows)
     await driver.batch([
       { sql: INSERT_MESSAGE, params: [r.sessionId, ...(r.values as never[]), r.sessionId] },
+      ...r.afterInsert,
     ])
   const ms = performance.now() - start
   await driver.execute({ sql: 'PRAGMA wal_checkpoint(TRUNCATE)' })
@@ -218,7 +233,10 @@ async function libsqlBatchW1(name: string) {
   const start = performance.now()
   for (const r of rows)
     await client.batch(
-      [{ sql: INSERT_MESSAGE, args: [r.sessionId, ...(r.values as never[]), r.sessionId] }],
+      [
+        { sql: INSERT_MESSAGE, args: [r.sessionId, ...(r.values as never[]), r.sessionId] },
+        ...r.afterInsert.map(({ sql, params }) => ({ sql, args: [...(params ?? [])] as never[] })),
+      ],
       'write',
     )
   const ms = performance.now() - start
@@ -243,7 +261,7 @@ async function encodeOnlyW1() {
   const now = Date.now()
   const start = performance.now()
   let sink = 0
-  for (const { message } of w1) sink += encodeMessage(message, now).values.length
+  for (const { message } of w1) sink += encodeMessage(message, now, sqliteDialect.messageIndex).values.length
   const ms = performance.now() - start
   if (sink < 0) throw new Error('unreachable')
   return { ms, bytes: Number.NaN, path: '' }

@@ -1,11 +1,11 @@
 /**
  * The SQL both dialects' searches share (standard SQL, no full-text syntax): the filters of
- * SearchOptions, keyset paging, the indexed text and its excerpts. Each dialect adds its own match.
+ * SearchOptions, keyset paging and the excerpts of hits. Each dialect adds its own match.
  */
 
 import type { After } from './dialects/dialect.ts'
 import type { SqlValue, Statement } from './driver.ts'
-import { EXCERPT_CHARS, SLICE_CHARS } from './search/excerpt.ts'
+import { EXCERPT_CHARS } from './search/excerpt.ts'
 import type { SearchOptions } from './types.ts'
 
 const asList = <T>(value: T | T[] | undefined): T[] | undefined =>
@@ -96,21 +96,16 @@ export function hitParts(kind: 'message' | 'episode', options: SearchOptions, af
 }
 
 /**
- * The indexed text of `t` (a message or an episode), as both engines index it. Snippets are made in JS
- * from its start (snippet.ts): FTS5's snippet() re-tokenises the row and scores every match against every
- * other (quadratic in the matches; 13% of the bare ranked MATCH in instructions on the bench corpus).
+ * The EXCERPT_CHARS excerpts of rows whose slice could not tell their snippet; `indexedText` is the
+ * dialect's SQL of the text row `t` is indexed as (Dialect.indexedText).
  */
-const indexedText = (kind: 'message' | 'episode') =>
-  `coalesce(t.search_text, ${kind === 'message' ? 't.content' : 't.summary'}, '')`
-
-/** The excerpt column of a hit (`t` the message or episode): the slice a snippet is made from first. */
-export const sliceColumn = (kind: 'message' | 'episode') =>
-  `substr(${indexedText(kind)}, 1, ${SLICE_CHARS + 1})`
-
-/** The EXCERPT_CHARS excerpts of rows whose slice could not tell their snippet. */
-export function excerptQuery(kind: 'message' | 'episode', ids: readonly number[]): Statement {
+export function excerptQuery(
+  kind: 'message' | 'episode',
+  ids: readonly number[],
+  indexedText: string,
+): Statement {
   return {
-    sql: `SELECT t.id, substr(${indexedText(kind)}, 1, ${EXCERPT_CHARS}) AS excerpt
+    sql: `SELECT t.id, substr(${indexedText}, 1, ${EXCERPT_CHARS}) AS excerpt
       FROM ${kind === 'message' ? 'messages' : 'episodes'} t WHERE t.id IN (${ids.map(() => '?').join(', ')})`,
     params: ids,
   }

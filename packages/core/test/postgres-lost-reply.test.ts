@@ -1,6 +1,7 @@
 import { createServer, type Server, Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pgAppend } from '../src/dialects/postgres/append.ts'
+import { postgresDialect } from '../src/dialects/postgres/index.ts'
 import { pgDriver } from '../src/drivers/pg.ts'
 import { CLAIM_TOKEN, newWriteToken, pruneTokensIfDue } from '../src/drivers/pg-write-tokens.ts'
 import { openStore, type Store } from '../src/index.ts'
@@ -120,7 +121,9 @@ describe('write tokens', () => {
     try {
       const s = await store.createSession({ source: 'test' })
       const columns = MESSAGE_COLUMNS.split(',').map((c) => c.trim())
-      const rows = ['a', 'b', 'c'].map((content) => encodeMessage({ role: 'user', content }, 1).values)
+      const rows = ['a', 'b', 'c'].map(
+        (content) => encodeMessage({ role: 'user', content }, 1, postgresDialect.messageIndex).values,
+      )
       const { write, lookup } = pgAppend(s.id, columns, rows)
       const results = await Promise.all([driver.execute(write), driver.execute(write)])
       // One of the two wrote the rows; the other waited for it on the token and wrote nothing.

@@ -36,6 +36,26 @@ export interface HitRow {
   score: number
 }
 
+/**
+ * How a message's index text reaches the engine's search index. The index text is messageSearchText's
+ * (search/index-text.ts): null when the content is indexed as it is.
+ */
+export interface MessageIndexing {
+  /** The row's `search_text` for that index text; `nul`: its content or tool calls hold a NUL. */
+  column(searchText: string | null, nul: boolean): string | null
+  /**
+   * What follows the row's INSERT in its transaction (`last_insert_rowid()` and `changes()` are that
+   * INSERT's): the index text handed to the index where the column does not carry it.
+   */
+  afterInsert(column: string | null, searchText: string | null): Statement[]
+}
+
+/** A message whose index text its writer hands to the index (MessageIndexing.column gave ''). */
+export interface HandedIndexText {
+  id: number
+  searchText: string
+}
+
 /** Where a keyset page starts: after this (timestamp, id) of episodes (phase 0) or messages (phase 1). */
 export interface After {
   phase: 0 | 1
@@ -125,8 +145,21 @@ export interface Dialect {
     | null
   readonly appendMaxRows: number
 
-  /** Statements that rebuild the search index from the tables, run before the rows' search texts are rewritten. */
-  rebuildSearchIndex(): Statement[]
+  /**
+   * The SQL of the text row `t` (a message or an episode) is indexed as: what snippets are made from
+   * (its start, and an excerpt of a long row).
+   */
+  indexedText(kind: 'message' | 'episode'): string
+
+  /** How a message's index text reaches the search index. */
+  readonly messageIndex: MessageIndexing
+
+  /**
+   * Statements that rebuild the search index in one transaction: `updates` set the rows' search texts
+   * (messages' as messageIndex.column gives them, episodes'), `handed` the messages whose index text the
+   * index is given directly.
+   */
+  rebuildSearchIndex(updates: readonly Statement[], handed: readonly HandedIndexText[]): Statement[]
 
   /** Checks the database and its search index; reports, never throws. */
   checkIntegrity(db: DialectConnection): Promise<IntegrityReport>

@@ -1,10 +1,11 @@
+import type { HandedIndexText } from '../dialects/dialect.ts'
 import type { SqlValue, Statement } from '../driver.ts'
 import { toSearchText } from '../search/cjk.ts'
+import { holdsNul, messageSearchText } from '../search/index-text.ts'
 import type { PrunePreview, PruneSessionsOptions, ToolCall } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
-import { messageSearchText } from './message-codec.ts'
 import { deleteSessionsStatements } from './session-deletion.ts'
 import { decodeSession, SESSION_SELECT, type SessionRow } from './session-row.ts'
 
@@ -18,12 +19,15 @@ interface IndexedRow {
 }
 
 /**
- * Recomputes every row's search text (rows written by other tools may lack the CJK split) and rebuilds
- * the search index from the tables (the dialect's statements first), in one transaction: a failure
- * leaves the old index in place.
+ * Recomputes every row's index text (rows written by other tools may lack the CJK split) and rebuilds the
+ * search index from it in one transaction (the dialect's statements): a failure leaves the old index in
+ * place. Rows whose search_text changes are updated; on an engine whose index is handed the text (SQLite),
+ * the texts of those rows are kept in memory for the transaction.
  */
 export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
   const updates: Statement[] = []
+  const handed: HandedIndexText[] = []
+  const { messageIndex } = ctx.dialect
   for (let after = 0; ; ) {
     const rows = await ctx.read<IndexedRow>(
       {
@@ -37,12 +41,11 @@ export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
     for (const row of rows) {
       const calls = row.tool_calls === null ? [] : (JSON.parse(row.tool_calls) as ToolCall[])
       const searchText = messageSearchText(row.content, calls)
-      if (searchText !== row.search_text) {
-        updates.push({
-          sql: 'UPDATE messages SET search_text = ? WHERE id = ?',
-          params: [searchText, row.id],
-        })
+      const column = messageIndex.column(searchText, holdsNul(row.content, row.tool_calls))
+      if (column !== row.search_text) {
+        updates.push({ sql: 'UPDATE messages SET search_text = ? WHERE id = ?', params: [column, row.id] })
       }
+      if (column === '' && searchText !== null) handed.push({ id: row.id, searchText })
     }
   }
   const episodes = await ctx.read<{ id: number; summary: string; search_text: string | null }>(
@@ -55,7 +58,7 @@ export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
       updates.push({ sql: 'UPDATE episodes SET search_text = ? WHERE id = ?', params: [searchText, row.id] })
     }
   }
-  await ctx.write([...ctx.dialect.rebuildSearchIndex(), ...updates], 'Rebuilding the search index')
+  await ctx.write(ctx.dialect.rebuildSearchIndex(updates, handed), 'Rebuilding the search index')
 }
 
 /** The ids pruneSessions removes: ended sessions older than the cutoff, of one source if given. */

@@ -1,6 +1,7 @@
-import type { SqlValue } from '../driver.ts'
+import type { MessageIndexing } from '../dialects/dialect.ts'
+import type { SqlValue, Statement } from '../driver.ts'
 import { EngramError } from '../errors.ts'
-import { toSearchText } from '../search/cjk.ts'
+import { holdsNul, messageSearchText } from '../search/index-text.ts'
 import type {
   ChatMessage,
   ContentPart,
@@ -22,6 +23,8 @@ export const MESSAGE_COLUMNS = `${PLAIN_MESSAGE_COLUMNS}, retrieval`
 
 export interface EncodedMessage {
   values: SqlValue[]
+  /** What follows the message's INSERT in its transaction: the engine's hand-over of its index text. */
+  afterInsert: Statement[]
   message: ChatMessage
   timestamp: number
   tokenCount: number | null
@@ -69,23 +72,8 @@ function encodeToolCalls(toolCalls: ToolCall[] | string): { json: string; calls:
   return { json: toJson(toolCalls, 'tool_calls'), calls: toolCalls }
 }
 
-/**
- * What the full-text index sees for a message when it differs from its text: CJK split into
- * single-character tokens, tool-call names and arguments added. Null when the text itself is indexed.
- * (Tool results are not given their tool's name: that would store a second copy of every output.)
- */
-export function messageSearchText(text: string | null, calls: readonly ToolCall[]): string | null {
-  const indexed = [
-    text ?? '',
-    ...calls.map((call) => `${call?.function?.name ?? ''} ${call?.function?.arguments ?? ''}`),
-  ]
-    .filter(Boolean)
-    .join('\n')
-  return toSearchText(indexed) ?? (indexed === (text ?? '') ? null : indexed)
-}
-
 /** Validates a message and turns it into column values; throws INVALID_MESSAGE before anything is written. */
-export function encodeMessage(input: MessageInput, now: number): EncodedMessage {
+export function encodeMessage(input: MessageInput, now: number, indexing: MessageIndexing): EncodedMessage {
   if (input === null || typeof input !== 'object') throw invalid('A message must be an object with a role.')
   const { role } = input
   if (!ROLES.has(role)) {
@@ -112,6 +100,7 @@ export function encodeMessage(input: MessageInput, now: number): EncodedMessage 
   const toolCalls = input.tool_calls == null ? null : encodeToolCalls(input.tool_calls)
 
   const searchText = messageSearchText(text, toolCalls?.calls ?? [])
+  const searchColumn = indexing.column(searchText, holdsNul(text, toolCalls?.json ?? null))
 
   for (const key of ['tool_call_id', 'name'] as const) {
     if (input[key] != null && typeof input[key] !== 'string')
@@ -152,9 +141,10 @@ export function encodeMessage(input: MessageInput, now: number): EncodedMessage 
       input.name ?? null,
       timestamp,
       tokenCount,
-      searchText,
+      searchColumn,
       input.retrieval ? 1 : null,
     ],
+    afterInsert: indexing.afterInsert(searchColumn, searchText),
     message: message as unknown as ChatMessage,
     timestamp,
     tokenCount,
@@ -204,4 +194,21 @@ export function decodeStoredMessage(row: StoredMessageRow): StoredMessage {
   } as StoredMessage
   if (Number(row.retrieval) === 1) stored.retrieval = true
   return stored
+}
+
+/**
+ * Each message's INSERT followed by its after-inserts (the index text handed to the index), and where in
+ * the list each INSERT is, so that its result can be found.
+ */
+export function withAfterInserts(
+  encoded: readonly EncodedMessage[],
+  insert: (e: EncodedMessage, i: number) => Statement,
+): { statements: Statement[]; at: number[] } {
+  const statements: Statement[] = []
+  const at: number[] = []
+  encoded.forEach((e, i) => {
+    at.push(statements.length)
+    statements.push(insert(e, i), ...e.afterInsert)
+  })
+  return { statements, at }
 }

@@ -28,6 +28,7 @@ import {
   PLAIN_MESSAGE_COLUMNS,
   STORED_MESSAGE_COLUMNS,
   type StoredMessageRow,
+  withAfterInserts,
 } from './message-codec.ts'
 import { endSessionStatement, getSession, sessionNotFound } from './sessions.ts'
 
@@ -70,7 +71,7 @@ export async function appendMessages(
     throw new EngramError('INVALID_ARGUMENT', 'appendMessages takes an array of messages.')
   if (messages.length === 0) return []
   const now = Date.now()
-  const encoded = messages.map((input) => encodeMessage(input, now))
+  const encoded = messages.map((input) => encodeMessage(input, now, ctx.dialect.messageIndex))
   // an engine that appends in one statement (one round trip), up to its row limit
   const { appendRows, appendMaxRows } = ctx.dialect
   if (appendRows !== null && encoded.length <= appendMaxRows) {
@@ -83,12 +84,10 @@ export async function appendMessages(
     if (ids.length === 0) throw sessionNotFound(id)
     return encoded.map((e, i) => storedFrom(e, id, ids[i] as number))
   }
-  const results = await ctx.write(
-    encoded.map((e) => insertMessage(e, id)),
-    'Appending a message',
-  )
+  const { statements, at } = withAfterInserts(encoded, (e) => insertMessage(e, id))
+  const results = await ctx.write(statements, 'Appending a message')
   if (results[0]?.changes === 0) throw sessionNotFound(id)
-  return encoded.map((e, i) => storedFrom(e, id, idOf(results[i])))
+  return encoded.map((e, i) => storedFrom(e, id, idOf(results[at[i] as number])))
 }
 
 // ON CONFLICT on (session_id, ref): a message whose ref the session already holds is not written again.
@@ -108,16 +107,18 @@ export async function appendMessagesOnce(
   const refs = messages.map((m, i) => args.checkMessageRef((m as { ref?: unknown } | null)?.ref, i))
   if (messages.length === 0) return { stored: [], existing: [] }
   const now = Date.now()
-  const encoded = messages.map((input) => encodeMessage(input, now))
-  const results = await ctx.write(
-    encoded.map((e, i) => ({ sql: INSERT_REF_MESSAGE, params: [id, refs[i] as string, ...e.values, id] })),
-    action,
-  )
+  const encoded = messages.map((input) => encodeMessage(input, now, ctx.dialect.messageIndex))
+  const { statements, at } = withAfterInserts(encoded, (e, i) => ({
+    sql: INSERT_REF_MESSAGE,
+    params: [id, refs[i] as string, ...e.values, id],
+  }))
+  const results = await ctx.write(statements, action)
   const stored: StoredMessage[] = []
   const existing: string[] = []
   for (const [i, e] of encoded.entries()) {
-    if (results[i]?.changes === 0) existing.push(refs[i] as string)
-    else stored.push(storedFrom(e, id, idOf(results[i])))
+    const result = results[at[i] as number]
+    if (result?.changes === 0) existing.push(refs[i] as string)
+    else stored.push(storedFrom(e, id, idOf(result)))
   }
   if (stored.length === 0 && !(await getSession(ctx, id))) throw sessionNotFound(id)
   return { stored, existing }
@@ -182,8 +183,11 @@ export async function continueSession(
   const { endReason, messages, episode: episodeInput } = parse(args.continueSession, input, action)
   const childId = randomUUID()
   const now = Date.now()
-  const encoded = messages.map((message) => encodeMessage(message as MessageInput, now))
+  const encoded = messages.map((message) =>
+    encodeMessage(message as MessageInput, now, ctx.dialect.messageIndex),
+  )
   const episode = episodeInput ? insertEpisode({ ...episodeInput, sessionId: parent }) : null
+  const inserts = withAfterInserts(encoded, (e) => insertMessage(e, childId))
   const results = await ctx.write(
     [
       endSessionStatement(ctx, parent, endReason, now),
@@ -192,7 +196,7 @@ export async function continueSession(
           SELECT ?, source, user_id, model, title, system_prompt, model_config, id, ? FROM sessions WHERE id = ?`,
         params: [childId, now, parent],
       },
-      ...encoded.map((e) => insertMessage(e, childId)),
+      ...inserts.statements,
       ...(episode ? [episode] : []),
     ],
     action,
@@ -201,7 +205,7 @@ export async function continueSession(
   if (results[1]?.changes === 0) throw sessionNotFound(parent)
   return {
     session: (await getSession(ctx, childId)) as Session,
-    messages: encoded.map((e, i) => storedFrom(e, childId, idOf(results[i + 2]))),
+    messages: encoded.map((e, i) => storedFrom(e, childId, idOf(results[(inserts.at[i] as number) + 2]))),
     episode: episode ? insertedEpisode(results.at(-1)) : null,
   }
 }

@@ -39,7 +39,7 @@ async function snippets(
   if (missing.length > 0) {
     const excerpts = new Map<number, string>()
     for (const { id, excerpt } of await ctx.read<{ id: number; excerpt: string }>(
-      excerptQuery(kind, missing),
+      excerptQuery(kind, missing, ctx.dialect.indexedText(kind)),
       'Searching',
     )) {
       excerpts.set(id, excerpt)

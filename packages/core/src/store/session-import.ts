@@ -5,7 +5,7 @@ import type { ImportSessionInput, ImportSessionResult, MessageInput, Session } f
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
-import { encodeMessage, MESSAGE_COLUMNS } from './message-codec.ts'
+import { encodeMessage, MESSAGE_COLUMNS, withAfterInserts } from './message-codec.ts'
 import { getSession, PARENT_OF_SAME_USER, parentOfSameUser } from './sessions.ts'
 import { modelCallStatement } from './usage.ts'
 
@@ -60,7 +60,9 @@ export async function importSession(
   const existing = await getSession(ctx, session.id)
   if (existing) return { created: false, session: existing, messages: 0 }
   const now = Date.now()
-  const encoded = messages.map((message) => encodeMessage(message as MessageInput, now))
+  const encoded = messages.map((message) =>
+    encodeMessage(message as MessageInput, now, ctx.dialect.messageIndex),
+  )
   const refs = messageRefs(messages)
   const calls =
     modelCalls ?? usage.map((group) => ({ ...group, latencyMs: null, createdAt: session.startedAt }))
@@ -101,10 +103,10 @@ export async function importSession(
         ...parentOfSameUser(parent, userId),
       ],
     },
-    ...encoded.map((e, i) => ({
+    ...withAfterInserts(encoded, (e, i) => ({
       sql: INSERT_IMPORTED_MESSAGE,
       params: [id, refs[i] ?? null, ...e.values, id],
-    })),
+    })).statements,
     ...calls.map((call) => modelCallStatement(id, call)),
     ...episodes.map((episode) => {
       const first = nth(id, episode.firstMessageIndex)

@@ -6,6 +6,7 @@ import fc from 'fast-check'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { ENGRAM_APPLICATION_ID } from '../database-identity.ts'
 import { DEFAULT_MIGRATIONS_FOLDER, migrate } from '../migrator.ts'
+import { messageSearchText } from '../search/index-text.ts'
 import type { Store } from '../store/store.ts'
 import type { MessageInput, ToolCall } from '../types.ts'
 import { expectCode, type Harness, holdWriteLock } from './harness.ts'
@@ -25,6 +26,35 @@ export function storeSuite(h: Harness): void {
   const { dir, name: driver, open } = h
   const raw = (path: string) => new Database(path)
   const file = !h.capabilities.sqliteFile
+  /** A copy of the migrations that ends before the one whose tag starts with `tag` (`0005_`). */
+  const migrationsBefore = (tag: string) => {
+    const folder = join(dir, `migrations-before-${tag}${driver}`)
+    cpSync(DEFAULT_MIGRATIONS_FOLDER, folder, { recursive: true })
+    const journalPath = join(folder, 'meta', '_journal.json')
+    const journal = JSON.parse(readFileSync(journalPath, 'utf8'))
+    const at = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith(tag))
+    expect(at).toBeGreaterThan(0)
+    journal.entries = journal.entries.slice(0, at)
+    writeFileSync(journalPath, JSON.stringify(journal))
+    return folder
+  }
+  /** A message row as the code before migration 0015 wrote it: its index text in search_text where it differs. */
+  const rowBefore0015 = (
+    sessionId: string,
+    [role, content, calls]: [string, string | null, ToolCall[] | null],
+    timestamp: number,
+  ) => ({
+    sql: 'INSERT INTO messages (session_id, role, content, tool_calls, tool_call_id, timestamp, search_text) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    params: [
+      sessionId,
+      role,
+      content,
+      calls === null ? null : JSON.stringify(calls),
+      role === 'tool' ? 'c1' : null,
+      timestamp,
+      messageSearchText(content, calls ?? []),
+    ],
+  })
 
   describe.skipIf(file)('migrations (sqliteFile)', () => {
     it('migrates a fresh database and creates the FTS triggers', async () => {
@@ -78,12 +108,7 @@ export function storeSuite(h: Harness): void {
     })
 
     it('upgrades a database made by an older migration set with its data intact', async () => {
-      const oldFolder = join(dir, `migrations-v0-${driver}`)
-      cpSync(DEFAULT_MIGRATIONS_FOLDER, oldFolder, { recursive: true })
-      const journalPath = join(oldFolder, 'meta', '_journal.json')
-      const journal = JSON.parse(readFileSync(journalPath, 'utf8'))
-      journal.entries = journal.entries.slice(0, 1)
-      writeFileSync(journalPath, JSON.stringify(journal))
+      const oldFolder = migrationsBefore('0001_')
 
       // The database as the first release left it: its schema, and rows written by its code.
       const path = h.path()
@@ -119,15 +144,39 @@ export function storeSuite(h: Harness): void {
       await store.close()
     })
 
+    it('moves a database made before 0015 to the contentless message index, keeping what it finds', async () => {
+      const path = h.path()
+      const oldDriver = await h.driver(path, { readOnly: false })
+      await migrate(oldDriver, migrationsBefore('0015_'))
+      // the rows as the code before wrote them: the index text in search_text where it differs
+      const rows: [string, string | null, ToolCall[] | null][] = [
+        ['user', '我们决定把发布窗口改到周四下午', null],
+        ['assistant', null, [toolCall('c1', 'kubectl', { args: 'rollout status' })]],
+        ['user', 'plain english words', null],
+        ['tool', 'left half\0right half', null],
+      ]
+      await oldDriver.batch([
+        { sql: "INSERT INTO sessions (id, source, started_at) VALUES ('old-15', 'cli', 1)" },
+        ...rows.map((row, i) => rowBefore0015('old-15', row, i + 2)),
+      ])
+      await oldDriver.close()
+
+      const store = await open(path)
+      const snippets = async (query: string) => (await store.search(query)).map((hit) => hit.snippet)
+      expect(await snippets('发布窗口')).toEqual([expect.stringContaining('«发布窗口»')])
+      expect(await snippets('kubectl')).toEqual([expect.stringContaining('«kubectl»')])
+      expect(await snippets('english')).toEqual([expect.stringContaining('«english»')])
+      expect(await snippets('right')).toEqual([expect.stringContaining('«right»')])
+      expect((await store.checkIntegrity()).ok).toBe(true)
+      await store.close()
+      const db = raw(path)
+      // only the row whose text SQLite cannot slice (a NUL) keeps its copy
+      expect(db.prepare("SELECT role FROM messages WHERE search_text <> ''").pluck().all()).toEqual(['tool'])
+      db.close()
+    })
+
     it('marks the retrieval traffic stored before migration 0009, leaving everything else', async () => {
-      const oldFolder = join(dir, `migrations-before-retrieval-${driver}`)
-      cpSync(DEFAULT_MIGRATIONS_FOLDER, oldFolder, { recursive: true })
-      const journalPath = join(oldFolder, 'meta', '_journal.json')
-      const journal = JSON.parse(readFileSync(journalPath, 'utf8'))
-      const at = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith('0009_'))
-      expect(at).toBeGreaterThan(0)
-      journal.entries = journal.entries.slice(0, at)
-      writeFileSync(journalPath, JSON.stringify(journal))
+      const oldFolder = migrationsBefore('0009_')
       const path = h.path()
       const oldDriver = await h.driver(path, { readOnly: false })
       await migrate(oldDriver, oldFolder)
@@ -178,14 +227,7 @@ export function storeSuite(h: Harness): void {
     })
 
     it('adds foreign keys to a populated database, keeping every row, link and index entry', async () => {
-      const oldFolder = join(dir, `migrations-before-fk-${driver}`)
-      cpSync(DEFAULT_MIGRATIONS_FOLDER, oldFolder, { recursive: true })
-      const journalPath = join(oldFolder, 'meta', '_journal.json')
-      const journal = JSON.parse(readFileSync(journalPath, 'utf8'))
-      const fk = journal.entries.findIndex((e: { tag: string }) => e.tag.startsWith('0005_'))
-      expect(fk).toBeGreaterThan(0)
-      journal.entries = journal.entries.slice(0, fk)
-      writeFileSync(journalPath, JSON.stringify(journal))
+      const oldFolder = migrationsBefore('0005_')
       const path = h.path()
       const before = await h.open(path, { migrationsFolder: oldFolder })
       // The session rows as that schema holds them (this code's createSession writes later columns too).
@@ -194,11 +236,15 @@ export function storeSuite(h: Harness): void {
       const oldDb = raw(path)
       oldDb.exec(`INSERT INTO sessions (id, source, user_id, started_at) VALUES ('fk-root', 'cli', 'u', 1);
         INSERT INTO sessions (id, source, user_id, parent_session_id, started_at) VALUES ('fk-child', 'cli', 'u', 'fk-root', 2)`)
+      // messages with an index text of their own, as that code wrote them (this code hands it to the index)
+      for (const row of [
+        ['user', '部署 the gateway', null],
+        ['assistant', null, [toolCall('c1', 'deploy', { to: 'prod' })]],
+      ] as [string, string | null, ToolCall[] | null][]) {
+        const { sql, params } = rowBefore0015(root.id, row, 3)
+        oldDb.prepare(sql).run(...params)
+      }
       oldDb.close()
-      await before.appendMessages(root.id, [
-        { role: 'user', content: '部署 the gateway' },
-        { role: 'assistant', content: null, tool_calls: [toolCall('c1', 'deploy', { to: 'prod' })] },
-      ])
       await before.appendMessage(child.id, { role: 'user', content: 'gateway again' })
       await before.addEpisode({ sessionId: root.id, summary: 'gateway deployment' })
       await before.recordUsage(root.id, { model: 'm', purpose: 'main', inputTokens: 3, outputTokens: 4 })
@@ -949,6 +995,74 @@ export function storeSuite(h: Harness): void {
   })
 
   describe('maintenance', () => {
+    it.skipIf(file)(
+      "hands every write path's index text to the index and keeps no copy of it (sqliteFile)",
+      async () => {
+        const path = h.path()
+        const store = await open(path)
+        const s = await store.createSession({ source: 'cli' })
+        const deploy = toolCall('c1', 'kubectl_rollout', { target: '生产集群' })
+        await store.appendMessages(s.id, [
+          { role: 'user', content: '我们把发布窗口改到周四' },
+          { role: 'assistant', content: null, tool_calls: [deploy] },
+        ])
+        await store.appendMessagesOnce(s.id, [{ ref: 'r1', role: 'user', content: '回滚计划写好了' }])
+        // a ref the session holds: nothing written, nothing indexed
+        await store.appendMessagesOnce(s.id, [{ ref: 'r1', role: 'user', content: '重复的消息不该被找到' }])
+        const { session: child } = await store.continueSession(s.id, {
+          endReason: 'compression',
+          messages: [{ role: 'user', content: '压缩以后的摘要' }],
+        })
+        await store.importSession({
+          session: { id: 'imported-1', source: 'cli', startedAt: 1 },
+          messages: [{ role: 'user', content: '导入的会话也能搜到' }],
+        })
+        const found = async (query: string) =>
+          (await store.search(query)).map((hit) => [hit.sessionId, hit.snippet])
+        expect(await found('发布窗口')).toEqual([[s.id, expect.stringContaining('«发布窗口»')]])
+        // a tool call's name and arguments, CJK included, and its snippet made from them
+        expect(await found('生产集群')).toEqual([
+          [s.id, expect.stringMatching(/^kubectl_rollout .*«生产集群»/)],
+        ])
+        expect(await found('回滚计划')).toEqual([[s.id, expect.stringContaining('«回滚计划»')]])
+        expect(await found('重复')).toEqual([])
+        expect(await found('摘要')).toEqual([[child.id, expect.stringContaining('«摘要»')]])
+        expect(await found('导入')).toEqual([['imported-1', expect.stringContaining('«导入»')]])
+        expect((await store.checkIntegrity()).ok).toBe(true)
+        await store.close()
+
+        const db = raw(path)
+        const copies = db.prepare("SELECT count(*) FROM messages WHERE search_text <> ''").pluck().get()
+        const handed = db.prepare("SELECT count(*) FROM messages WHERE search_text = ''").pluck().get()
+        db.close()
+        expect([copies, handed]).toEqual([0, 5])
+      },
+    )
+
+    it.skipIf(file)(
+      'indexes a row another tool rewrites as its new content, and the check and the rebuild see it (sqliteFile)',
+      async () => {
+        const path = h.path()
+        const store = await open(path)
+        const s = await store.createSession({ source: 'cli' })
+        await store.appendMessage(s.id, { role: 'user', content: '部署后端服务 alpha' })
+        await store.close()
+        const db = raw(path)
+        db.prepare("UPDATE messages SET content = '数据库迁移 bravo'").run()
+        db.close()
+        const reopened = await open(path)
+        expect(await reopened.search('alpha')).toEqual([])
+        expect((await reopened.search('bravo')).length).toBe(1)
+        // indexed as its content: the CJK run is one token until the rebuild splits it
+        expect(await reopened.search('迁移')).toEqual([])
+        expect((await reopened.checkIntegrity()).searchIndex.messages).toMatch(/does not match/)
+        await reopened.rebuildSearchIndex()
+        expect((await reopened.search('迁移')).length).toBe(1)
+        expect((await reopened.checkIntegrity()).ok).toBe(true)
+        await reopened.close()
+      },
+    )
+
     it.skipIf(file)('finds a damaged search index and repairs it by rebuilding (sqliteFile)', async () => {
       const path = h.path()
       const store = await open(path)
@@ -960,16 +1074,18 @@ export function storeSuite(h: Harness): void {
 
       // Another tool writes behind the triggers' back: the index no longer matches the table.
       const db = raw(path)
+      const trigger = db
+        .prepare("SELECT sql FROM sqlite_master WHERE name = 'messages_fts_update'")
+        .pluck()
+        .get() as string
       db.exec(
         "DROP TRIGGER messages_fts_update; UPDATE messages SET content = 'charlie delta', search_text = NULL WHERE content = 'alpha bravo'",
       )
+      db.exec(trigger)
+      // a row written without its index text: its CJK run is one token, which a search cannot find
       db.exec(
         `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('${s.id}', 'user', '数据库迁移完成', 1)`,
       )
-      db.exec(`CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, search_text ON messages BEGIN
-        INSERT INTO messages_fts(messages_fts, rowid, body) VALUES ('delete', old.id, coalesce(old.search_text, old.content, ''));
-        INSERT INTO messages_fts(rowid, body) VALUES (new.id, coalesce(new.search_text, new.content, ''));
-      END`)
       db.close()
 
       const reopened = await open(path)
@@ -1075,17 +1191,11 @@ export function storeSuite(h: Harness): void {
     })
 
     it('marks an Engram database made before the mark when it upgrades it', async () => {
+      // The database as it was before migration 0004 set the mark.
       const path = h.path()
-      await (await open(path)).close()
-      // The database as it was before migration 0004 set the mark (later migrations undone in the history).
-      const journal = JSON.parse(
-        readFileSync(join(DEFAULT_MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8'),
-      )
-      const marked = journal.entries.find((e: { tag: string }) => e.tag.startsWith('0004_')).when
-      const db = raw(path)
-      db.exec('PRAGMA application_id = 0')
-      db.prepare('DELETE FROM __drizzle_migrations WHERE created_at >= ?').run(marked)
-      db.close()
+      const oldDriver = await h.driver(path, { readOnly: false })
+      await migrate(oldDriver, migrationsBefore('0004_'))
+      await oldDriver.close()
       expect(applicationId(path)).toBe(0)
       const store = await open(path)
       await store.close()

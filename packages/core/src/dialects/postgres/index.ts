@@ -23,8 +23,11 @@ export const postgresDialect: Dialect = {
   utcDay: (column) => sql<string>`to_char(to_timestamp(${column} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
   appendRows,
   appendMaxRows: PG_APPEND_MAX_ROWS,
-  // PostgreSQL computes its search vectors from search_text itself
-  rebuildSearchIndex: () => [],
+  // every row keeps its search text (null when the content itself is indexed): the vectors are computed from it
+  indexedText: (kind) => `coalesce(t.search_text, ${kind === 'message' ? 't.content' : 't.summary'}, '')`,
+  // the row carries its index text: PostgreSQL computes its search vectors from search_text itself
+  messageIndex: { column: (searchText) => searchText, afterInsert: () => [] },
+  rebuildSearchIndex: (updates) => [...updates],
   checkIntegrity,
   graphMetadataMatch,
   graphItemSearch,

@@ -1,6 +1,7 @@
 /** SQLite's hit query over the FTS5 indexes (migration 0001), its MATCH built from the terms (match.ts). */
-import { hitParts, sliceColumn } from '../../search-sql.ts'
+import { hitParts } from '../../search-sql.ts'
 import type { Dialect } from '../dialect.ts'
+import { sliceColumn } from './indexed-text.ts'
 import { ftsMatch } from './match.ts'
 
 // Relevance must be `rank` alone: then FTS5 yields rows best-first and SQLite stops after `LIMIT` rows

@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm'
 import type { Dialect } from '../dialect.ts'
 import { graphItemSearch, graphMetadataMatch } from './graph.ts'
 import { hitQuery } from './hits.ts'
-import { checkIntegrity, rebuildSearchIndex } from './maintenance.ts'
+import { indexedText } from './indexed-text.ts'
+import { checkIntegrity, messageIndex, rebuildSearchIndex } from './maintenance.ts'
 import { prepareSqlite } from './prepare.ts'
 import { isSpeaker, keywordRows, rankedMessages } from './search.ts'
 
@@ -24,6 +25,8 @@ export const sqliteDialect: Dialect = {
   // a transaction of one prepared INSERT per message: in process, a statement costs no round trip
   appendRows: null,
   appendMaxRows: 0,
+  indexedText,
+  messageIndex,
   rebuildSearchIndex,
   checkIntegrity,
   graphMetadataMatch,

@@ -1,16 +1,60 @@
-import type { Row } from '../../driver.ts'
+import type { Row, Statement } from '../../driver.ts'
 import type { EngramError } from '../../errors.ts'
-import type { IntegrityReport } from '../../types.ts'
-import type { DialectConnection } from '../dialect.ts'
+import { messageSearchText } from '../../search/index-text.ts'
+import type { IntegrityReport, ToolCall } from '../../types.ts'
+import type { DialectConnection, HandedIndexText, MessageIndexing } from '../dialect.ts'
 
 /**
- * Rebuilds both FTS5 indexes from their tables, before the rows' search texts are rewritten, so that the
- * update triggers delete exactly what the index holds.
+ * The message index is contentless (migration 0015): a row's `search_text` is '' when its writer hands its
+ * index text to the index itself, in the statement after its INSERT, so the row never holds a copy. A row
+ * with a NUL keeps its copy (SQLite's text functions stop at a NUL; the copy has a space there), and a row
+ * whose index text is its content leaves the column null; the insert trigger indexes both.
  */
-export const rebuildSearchIndex = () => [
-  { sql: "INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')" },
-  { sql: "INSERT INTO episodes_fts(episodes_fts) VALUES ('rebuild')" },
-]
+export const messageIndex: MessageIndexing = {
+  column: (searchText, nul) => (searchText === null || nul ? searchText : ''),
+  afterInsert: (column, searchText) =>
+    column === '' && searchText !== null
+      ? [
+          {
+            sql: 'INSERT INTO messages_fts(rowid, body) SELECT last_insert_rowid(), ? WHERE changes() > 0',
+            params: [searchText],
+            prepare: true,
+          },
+        ]
+      : [],
+}
+
+/** Rows per INSERT of handed index texts in a rebuild. */
+const REBUILD_ROWS = 200
+
+/**
+ * Rebuilds both FTS5 indexes in one transaction. The episode index is rebuilt from its table first, so
+ * that the update triggers of the search-text updates delete exactly what it holds. The message index is
+ * emptied after the updates (whose triggers index their rows) and filled again: every row that carries
+ * its index text (its content, or its copy) from the table, the handed ones from `handed`.
+ */
+export function rebuildSearchIndex(
+  updates: readonly Statement[],
+  handed: readonly HandedIndexText[],
+): Statement[] {
+  const inserts: Statement[] = []
+  for (let i = 0; i < handed.length; i += REBUILD_ROWS) {
+    const rows = handed.slice(i, i + REBUILD_ROWS)
+    inserts.push({
+      sql: `INSERT INTO messages_fts(rowid, body) VALUES ${rows.map(() => '(?, ?)').join(', ')}`,
+      params: rows.flatMap((row) => [row.id, row.searchText]),
+    })
+  }
+  return [
+    { sql: "INSERT INTO episodes_fts(episodes_fts) VALUES ('rebuild')" },
+    ...updates,
+    { sql: "INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')" },
+    {
+      sql: "INSERT INTO messages_fts(rowid, body) SELECT id, coalesce(search_text, content, '') FROM messages WHERE search_text IS NOT ''",
+    },
+    ...inserts,
+  ]
+}
 
 const RECOVER_FIX =
   'Restore the file from a backup, or salvage what is readable with the sqlite3 shell: sqlite3 damaged.db ".recover" | sqlite3 recovered.db, then open recovered.db.'
@@ -26,16 +70,109 @@ const classify = (error: unknown): 'busy' | 'corrupt' | 'failed' => {
   return 'failed'
 }
 
+const CHECK = 'Checking the search index'
+/** Messages read and indexed for the comparison at a time: the check's memory stays bounded. */
+const CHECK_CHUNK = 500
+const EXPECTED = 'temp.engram_expected_fts'
+const TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"
+
+function indexTextOf(row: { content: string | null; tool_calls: string | null }): string {
+  let calls: ToolCall[] = []
+  try {
+    const parsed: unknown = row.tool_calls === null ? [] : JSON.parse(row.tool_calls)
+    if (Array.isArray(parsed)) calls = parsed as ToolCall[]
+  } catch {
+    // a row written by another tool with tool calls that are not JSON: its content is what the store indexes
+  }
+  return messageSearchText(row.content, calls) ?? row.content ?? ''
+}
+
+/** Rows of `a` missing from `b` and of `b` missing from `a`, in one count. */
+const differences = (a: string, b: string) =>
+  `SELECT (SELECT count(*) FROM (${a} EXCEPT ${b})) + (SELECT count(*) FROM (${b} EXCEPT ${a})) AS n`
+
+/**
+ * The contentless message index against what it should hold: every message is indexed again, as the store
+ * indexes it, into a temporary index, and the two are compared by each row's token count and by each
+ * term's row and occurrence counts (both read from the indexes, linear in their size). Returns how many
+ * rows and terms differ.
+ */
+async function compareMessageIndex(ctx: DialectConnection): Promise<{ rows: number; terms: number }> {
+  const drop = async () => {
+    for (const table of ['temp.engram_vocab_index', 'temp.engram_vocab_expected', EXPECTED])
+      await ctx.run({ sql: `DROP TABLE IF EXISTS ${table}` }, CHECK)
+  }
+  await drop()
+  try {
+    await ctx.run(
+      { sql: `CREATE VIRTUAL TABLE ${EXPECTED} USING fts5(body, content='', ${TOKENIZE})` },
+      CHECK,
+    )
+    for (let after = 0; ; ) {
+      const rows = await ctx.read<{ id: number; content: string | null; tool_calls: string | null }>(
+        {
+          sql: 'SELECT id, content, tool_calls FROM messages WHERE id > ? ORDER BY id LIMIT ?',
+          params: [after, CHECK_CHUNK],
+        },
+        CHECK,
+      )
+      if (rows.length === 0) break
+      after = rows.at(-1)?.id ?? after
+      await ctx.run(
+        {
+          sql: `INSERT INTO ${EXPECTED}(rowid, body) VALUES ${rows.map(() => '(?, ?)').join(', ')}`,
+          params: rows.flatMap((row) => [row.id, indexTextOf(row)]),
+        },
+        CHECK,
+      )
+    }
+    await ctx.run(
+      { sql: 'CREATE VIRTUAL TABLE temp.engram_vocab_index USING fts5vocab(main, messages_fts, row)' },
+      CHECK,
+    )
+    await ctx.run(
+      {
+        sql: 'CREATE VIRTUAL TABLE temp.engram_vocab_expected USING fts5vocab(temp, engram_expected_fts, row)',
+      },
+      CHECK,
+    )
+    const [rows] = await ctx.read<{ n: number }>(
+      {
+        sql: differences(
+          'SELECT id, sz FROM main.messages_fts_docsize',
+          'SELECT id, sz FROM temp.engram_expected_fts_docsize',
+        ),
+      },
+      CHECK,
+    )
+    const [terms] = await ctx.read<{ n: number }>(
+      {
+        sql: differences(
+          'SELECT term, doc, cnt FROM temp.engram_vocab_index',
+          'SELECT term, doc, cnt FROM temp.engram_vocab_expected',
+        ),
+      },
+      CHECK,
+    )
+    return { rows: Number(rows?.n ?? 0), terms: Number(terms?.n ?? 0) }
+  } finally {
+    await drop()
+  }
+}
+
 async function checkFts(ctx: DialectConnection, table: 'messages_fts' | 'episodes_fts'): Promise<string> {
-  // rank = 1 makes FTS5 compare the index with the content table, not only with itself. The command is a
-  // write, so it runs without waiting: a lock held elsewhere is reported as busy, at once.
+  // rank = 1 makes FTS5 compare an external-content index with its table, not only with itself. The
+  // command is a write, so it runs without waiting: a lock held elsewhere is reported as busy, at once.
   await ctx.withoutWaiting(() =>
-    ctx.run(
-      { sql: `INSERT INTO ${table}(${table}, rank) VALUES ('integrity-check', 1)` },
-      'Checking the search index',
-    ),
+    ctx.run({ sql: `INSERT INTO ${table}(${table}, rank) VALUES ('integrity-check', 1)` }, CHECK),
   )
-  return 'ok'
+  if (table === 'episodes_fts') return 'ok'
+  // the contentless message index has no table to compare with: it is compared with one built now
+  const drift = await compareMessageIndex(ctx)
+  if (drift.rows === 0 && drift.terms === 0) return 'ok'
+  throw new Error(
+    `The message index does not match the messages (differences: ${drift.rows} in rows' token counts, ${drift.terms} in terms' counts).`,
+  )
 }
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error))

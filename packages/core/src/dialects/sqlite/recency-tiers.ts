@@ -23,10 +23,11 @@
 import type { SqlValue } from '../../driver.ts'
 import type { SearchTerm } from '../../search/query.ts'
 import type { TermTier } from '../../search/tiers.ts'
-import { isScoped, messageFilters, NOT_RETRIEVAL, sliceColumn } from '../../search-sql.ts'
+import { isScoped, messageFilters, NOT_RETRIEVAL } from '../../search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
 import type { DialectConnection, HitRow } from '../dialect.ts'
 import { hitQuery } from './hits.ts'
+import { sliceColumn } from './indexed-text.ts'
 import { ftsMatch, ftsTerm } from './match.ts'
 
 /** Matches in the newest tier: below this a MATCH is ranked whole (scoring a few thousand rows is quick). */
