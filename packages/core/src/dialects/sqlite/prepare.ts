@@ -13,6 +13,9 @@ async function setConnectionPragmas(driver: StorageDriver, settings: ResolvedSto
   await driver.execute({ sql: 'PRAGMA foreign_keys = ON' })
 }
 
+/** WAL pages after which SQLite checkpoints (see applyFilePragmas). */
+const WAL_AUTOCHECKPOINT_PAGES = 4000
+
 // Changes the file: only after assertEngramDatabase found it is ours.
 async function applyFilePragmas(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<void> {
   if (!driver.capabilities.localFile) return
@@ -21,6 +24,12 @@ async function applyFilePragmas(driver: StorageDriver, settings: ResolvedStoreSe
   if (rows[0]?.journal_mode.toUpperCase() !== settings.journalMode)
     await driver.execute({ sql: `PRAGMA journal_mode = ${settings.journalMode}` })
   await driver.execute({ sql: `PRAGMA synchronous = ${settings.synchronous}` })
+  // SQLite checkpoints the WAL once it holds this many pages (its default is 1,000). An append writes about
+  // a dozen pages (the row, its indexes, a new FTS5 segment, the session's counters), so at 1,000 a
+  // checkpoint, which copies pages back and syncs the file, ran every ~90 appends; at 4,000 every ~350,
+  // and pages written again in between are copied once (docs/benchmarks.md: W1). The WAL then stays under
+  // about 16 MB between checkpoints; close() truncates it.
+  await driver.execute({ sql: `PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}` })
 }
 
 async function assertFts5(driver: StorageDriver): Promise<void> {
