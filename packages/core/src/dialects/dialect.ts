@@ -6,7 +6,15 @@
  * statements; they never import a dialect.
  */
 import type { SQL, SQLWrapper } from 'drizzle-orm'
-import type { DialectName, QueryResult, Row, SqlValue, Statement, StorageDriver } from '../driver.ts'
+import type {
+  DialectName,
+  DriverCapabilities,
+  QueryResult,
+  Row,
+  SqlValue,
+  Statement,
+  StorageDriver,
+} from '../driver.ts'
 import type { SearchTerm } from '../search/query.ts'
 import type { TermTier } from '../search/tiers.ts'
 import type { ResolvedStoreSettings } from '../store-options.ts'
@@ -20,6 +28,8 @@ export interface DialectConnection {
   writeIdempotent<R = Row>(statement: Statement, action: string): Promise<QueryResult<R>>
   /** Runs `work` so that a lock held elsewhere fails at once instead of waiting. */
   withoutWaiting<T>(work: () => Promise<T>): Promise<T>
+  /** The connection's driver: whether its statements share one connection (temporary tables last). */
+  readonly driver: { readonly capabilities: DriverCapabilities }
 }
 
 /** One hit row of a search half, the same columns on every engine. */
