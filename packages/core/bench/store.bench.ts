@@ -182,9 +182,14 @@ async function rawOursSchema(name: string, mode: 'plain' | 'exists' | 'noTrigger
   const rows = encodedW1()
   // the index text handed to the index after the INSERT, as the store does (sqlite/maintenance.ts); not
   // without the FTS trigger, which measures the writes without the index
+  const prepared = new Map<string, ReturnType<typeof db.prepare>>()
   const after = (r: (typeof rows)[number]) => {
     if (mode === 'noTrigger') return
-    for (const { sql, params } of r.afterInsert) db.prepare(sql).run(...(params ?? []))
+    for (const { sql, params } of r.afterInsert) {
+      const statement = prepared.get(sql) ?? db.prepare(sql)
+      prepared.set(sql, statement)
+      statement.run(...(params ?? []))
+    }
   }
   let tx: (r: (typeof rows)[number]) => void
   if (mode === 'exists') {
