@@ -72,7 +72,8 @@ export async function appendMessages(
   if (messages.length === 0) return []
   const now = Date.now()
   const encoded = messages.map((input) => encodeMessage(input, now, ctx.dialect.messageIndex))
-  // an engine that appends in one statement (one round trip), up to its row limit
+  // an engine that appends in one statement (one round trip), up to its row limit; its rows carry their
+  // index texts (its messageIndex hands nothing after an INSERT)
   const { appendRows, appendMaxRows } = ctx.dialect
   if (appendRows !== null && encoded.length <= appendMaxRows) {
     const ids = await appendRows(

@@ -1,9 +1,9 @@
 /**
  * The text a SQLite row is indexed as, in SQL, for snippets. The message index is contentless (migration
  * 0015): it keeps no text, and a row's `search_text` holds no copy of its index text (maintenance.ts), so
- * a message's indexed text is rebuilt here from its columns as messageSearchText (search/index-text.ts) builds it, without the
- * CJK marks (snippet.ts splits CJK characters itself): the content, then each tool call's name and arguments.
- * (A row with a NUL keeps its copy: see messageIndex in maintenance.ts.)
+ * a message's indexed text is rebuilt here from its columns as messageSearchText (search/index-text.ts)
+ * builds it, without the CJK marks (snippet.ts splits CJK characters itself): the content, then each tool
+ * call's name and arguments. (A row with a NUL keeps its copy: see messageIndex in maintenance.ts.)
  * Episodes keep their external-content index and their `search_text`.
  */
 import { SLICE_CHARS } from '../../search/excerpt.ts'
