@@ -28,11 +28,11 @@ describe('commands the CLI prints run as printed, where the user is', () => {
   it('from a folder outside the clone: node and the launcher, which runs from anywhere', () => {
     const cwd = tempDir()
     const chat = run(process.execPath, [BIN, 'chat', '--db', './talk.db'], cwd, 'remember the port is 5433\n')
-    expect(chat.status).toBe(0)
+    expect(chat.status, chat.stderr).toBe(0)
     const command = continueCommand(chat.stderr)
     expect(command).toBe(`node ${shellWord(BIN)} chat --db ./talk.db --resume latest`)
     const again = run('sh', ['-c', command], cwd, 'Which port?\n')
-    expect(again.status).toBe(0)
+    expect(again.status, again.stderr).toBe(0)
     expect(again.stderr).toMatch(/Resumed session [0-9a-f]{8} \(4 messages/)
 
     // The usage hint too.
@@ -68,11 +68,11 @@ describe('commands the CLI prints run as printed, where the user is', () => {
       input: 'hi\n',
       encoding: 'utf8',
     })
-    expect(chat.status).toBe(0)
+    expect(chat.status, chat.stderr).toBe(0)
     const command = continueCommand(chat.stderr)
     expect(command).toBe('engram chat --resume latest')
     const again = spawnSync('sh', ['-c', command], { cwd, env: linked, input: '', encoding: 'utf8' })
-    expect(again.status).toBe(0)
+    expect(again.status, again.stderr).toBe(0)
     expect(again.stderr).toMatch(/Resumed session [0-9a-f]{8}/)
   })
 
@@ -83,7 +83,7 @@ describe('commands the CLI prints run as printed, where the user is', () => {
     const command = continueCommand(top.stderr)
     expect(command).toBe(`pnpm engram chat --db ${shellWord(db)} --resume latest`)
     const again = run('sh', ['-c', command], ROOT, '')
-    expect(again.status).toBe(0)
+    expect(again.status, again.stderr).toBe(0)
     expect(again.stderr).toMatch(/Resumed session [0-9a-f]{8}/)
 
     const inside = join(ROOT, 'docs')
