@@ -13,6 +13,7 @@ import {
   MemoryFiles,
   type ModelProvider,
   renderAgentEvent,
+  specOf,
 } from '../src/index.ts'
 import type { AgentTool } from '../src/tools/tool.ts'
 import { agentConfig, toolPairingProblems, world } from './agent-helpers.ts'
@@ -155,7 +156,9 @@ describe('the context window is a hard limit in the agent loop', () => {
                 now: now(),
               }),
             messages: [{ role: 'user', content: text }],
-            tools,
+            // As the agent sends them: the specs (name, description, parameters), not the tool objects,
+            // whose other fields made this count a few tokens high and failed a turn at the limit.
+            tools: tools.map(specOf),
           })
           if (alone <= budget.promptTokens) {
             await agent.run(text)
