@@ -135,7 +135,17 @@ export async function compress(
     ? repairToolPairs(kept)
     : { messages: kept, stats: { droppedToolResults: 0, stubbedToolCalls: 0 } }
   const countedAfter = countMessages(counter, repaired.messages)
-  if (countedAfter >= countedBefore) return unchanged()
+  if (countedAfter >= countedBefore) {
+    // Nothing was saved, so nothing is cut or summarised; but broken tool pairs are still repaired (a
+    // provider refuses a call without its result): the input itself, with the repair in the report.
+    if (!config.repairToolPairs) return unchanged()
+    const whole = repairToolPairs(messages)
+    if (whole.stats.droppedToolResults === 0 && whole.stats.stubbedToolCalls === 0) return unchanged()
+    report.repair = whole.stats
+    report.messagesAfter = whole.messages.length
+    report.messagesDropped = whole.stats.droppedToolResults
+    return { messages: whole.messages, summary: null, report }
+  }
 
   Object.assign(report, {
     status: 'compressed',
