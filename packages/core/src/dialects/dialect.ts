@@ -167,9 +167,15 @@ export interface Dialect {
   /**
    * Statements that rebuild the search index in one transaction: `updates` set the rows' search texts
    * (messages' as messageIndex.column gives them, episodes'), `handed` the messages whose index text the
-   * index is given directly.
+   * index is given directly. The texts were read before the transaction, up to message id `through`: rows
+   * other connections add after that keep the entries their writers gave them, and rows they delete are
+   * not indexed again.
    */
-  rebuildSearchIndex(updates: readonly Statement[], handed: readonly HandedIndexText[]): Statement[]
+  rebuildSearchIndex(
+    updates: readonly Statement[],
+    handed: readonly HandedIndexText[],
+    through: number,
+  ): Statement[]
 
   /** Checks the database and its search index; reports, never throws. */
   checkIntegrity(db: DialectConnection): Promise<IntegrityReport>

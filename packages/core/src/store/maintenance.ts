@@ -28,7 +28,9 @@ export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
   const updates: Statement[] = []
   const handed: HandedIndexText[] = []
   const { messageIndex } = ctx.dialect
-  for (let after = 0; ; ) {
+  // the highest message id read: the rows the rebuild reindexes
+  let after = 0
+  for (;;) {
     const rows = await ctx.read<IndexedRow>(
       {
         sql: 'SELECT id, content, tool_calls, search_text FROM messages WHERE id > ? ORDER BY id LIMIT ?',
@@ -58,7 +60,7 @@ export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
       updates.push({ sql: 'UPDATE episodes SET search_text = ? WHERE id = ?', params: [searchText, row.id] })
     }
   }
-  await ctx.write(ctx.dialect.rebuildSearchIndex(updates, handed), 'Rebuilding the search index')
+  await ctx.write(ctx.dialect.rebuildSearchIndex(updates, handed, after), 'Rebuilding the search index')
 }
 
 /** The ids pruneSessions removes: ended sessions older than the cutoff, of one source if given. */

@@ -5,7 +5,9 @@ import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { ENGRAM_APPLICATION_ID } from '../database-identity.ts'
+import type { Statement } from '../driver.ts'
 import { DEFAULT_MIGRATIONS_FOLDER, migrate } from '../migrator.ts'
+import { openStoreWithDriver } from '../open-store.ts'
 import { messageSearchText } from '../search/index-text.ts'
 import type { Store } from '../store/store.ts'
 import type { MessageInput, ToolCall } from '../types.ts'
@@ -1102,6 +1104,61 @@ export function storeSuite(h: Harness): void {
       expect(await reopened.search('alpha')).toEqual([])
       expect((await reopened.search('迁移')).length).toBe(1)
       await reopened.close()
+    })
+
+    it('keeps what another connection writes and deletes while a rebuild reads', async () => {
+      const path = h.path()
+      const other = await open(path)
+      const gone = await other.createSession({ source: 'cli' })
+      await other.appendMessage(gone.id, { role: 'user', content: '被删除的会话 oscar' })
+      const kept = await other.createSession({ source: 'cli' })
+      await other.appendMessage(kept.id, { role: 'user', content: '留下的消息 papa' })
+      // The rebuilding store's driver lets the other connection write once the rebuild has read every
+      // message and before it writes: rows it never read, and a row it read that is then deleted.
+      const inner = await h.driver(path, { readOnly: false })
+      let interfered = false
+      const driver = new Proxy(inner, {
+        get(target, key) {
+          const value: unknown = Reflect.get(target, key, target)
+          if (key !== 'execute') return typeof value === 'function' ? value.bind(target) : value
+          return async (statement: Statement) => {
+            const result = await target.execute(statement)
+            const readsMessages = statement.sql.startsWith(
+              'SELECT id, content, tool_calls, search_text FROM messages',
+            )
+            if (!interfered && readsMessages && result.rows.length === 0) {
+              interfered = true
+              await other.appendMessages(kept.id, [
+                { role: 'user', content: '重建时写下的消息 quebec' },
+                {
+                  role: 'assistant',
+                  content: null,
+                  tool_calls: [toolCall('c1', 'deploy_romeo', { 目标: '生产' })],
+                },
+              ])
+              await other.deleteSession(gone.id)
+            }
+            return result
+          }
+        },
+      })
+      const store = await openStoreWithDriver(driver)
+      await store.rebuildSearchIndex()
+      expect(interfered).toBe(true)
+      const sessionsOf = async (query: string) => (await store.search(query)).map((hit) => hit.sessionId)
+      expect(await sessionsOf('quebec')).toEqual([kept.id])
+      expect(await sessionsOf('重建')).toEqual([kept.id])
+      expect(await sessionsOf('deploy_romeo')).toEqual([kept.id])
+      expect(await sessionsOf('papa')).toEqual([kept.id])
+      expect(await sessionsOf('oscar')).toEqual([])
+      expect(await sessionsOf('删除')).toEqual([])
+      expect((await store.checkIntegrity()).ok).toBe(true)
+      // the next rebuild, with nobody writing, empties the index whole and agrees
+      await store.rebuildSearchIndex()
+      expect(await sessionsOf('quebec')).toEqual([kept.id])
+      expect((await store.checkIntegrity()).ok).toBe(true)
+      await store.close()
+      await other.close()
     })
 
     it('prunes only ended sessions past the cutoff, detaching their children', async () => {

@@ -30,27 +30,40 @@ const REBUILD_ROWS = 200
 /**
  * Rebuilds both FTS5 indexes in one transaction. The episode index is rebuilt from its table first, so
  * that the update triggers of the search-text updates delete exactly what it holds. The message index is
- * emptied after the updates (whose triggers index their rows) and filled again: every row that carries
- * its index text (its content, or its copy) from the table, the handed ones from `handed`.
+ * emptied of the rows read (up to `through`) after the updates (whose triggers index their rows) and
+ * filled again: every row that carries its index text (its content, or its copy) from the table, the
+ * handed ones from `handed` where the row is still there and still handed. Rows written after the reads
+ * keep the entries their writers gave them: the index is emptied whole only when there are none, and
+ * entries above `through` whose rows are gone are dropped.
  */
 export function rebuildSearchIndex(
   updates: readonly Statement[],
   handed: readonly HandedIndexText[],
+  through: number,
 ): Statement[] {
   const inserts: Statement[] = []
   for (let i = 0; i < handed.length; i += REBUILD_ROWS) {
     const rows = handed.slice(i, i + REBUILD_ROWS)
     inserts.push({
-      sql: `INSERT INTO messages_fts(rowid, body) VALUES ${rows.map(() => '(?, ?)').join(', ')}`,
+      sql: `INSERT INTO messages_fts(rowid, body) SELECT m.id, v.column2 FROM (VALUES ${rows.map(() => '(?, ?)').join(', ')}) AS v JOIN messages AS m ON m.id = v.column1 AND m.search_text = ''`,
       params: rows.flatMap((row) => [row.id, row.searchText]),
     })
   }
   return [
     { sql: "INSERT INTO episodes_fts(episodes_fts) VALUES ('rebuild')" },
     ...updates,
-    { sql: "INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')" },
     {
-      sql: "INSERT INTO messages_fts(rowid, body) SELECT id, coalesce(search_text, content, '') FROM messages WHERE search_text IS NOT ''",
+      sql: "INSERT INTO messages_fts(messages_fts) SELECT 'delete-all' WHERE NOT EXISTS (SELECT 1 FROM messages WHERE id > ?)",
+      params: [through],
+    },
+    { sql: 'DELETE FROM messages_fts WHERE rowid <= ?', params: [through] },
+    {
+      sql: 'DELETE FROM messages_fts WHERE rowid > ? AND NOT EXISTS (SELECT 1 FROM messages AS m WHERE m.id = messages_fts.rowid)',
+      params: [through],
+    },
+    {
+      sql: "INSERT INTO messages_fts(rowid, body) SELECT id, coalesce(search_text, content, '') FROM messages WHERE id <= ? AND search_text IS NOT ''",
+      params: [through],
     },
     ...inserts,
   ]
