@@ -1157,8 +1157,7 @@ export function storeSuite(h: Harness): void {
       await store.rebuildSearchIndex()
       expect(await sessionsOf('quebec')).toEqual([kept.id])
       expect((await store.checkIntegrity()).ok).toBe(true)
-      await store.close()
-      await other.close()
+      await Promise.all([store.close(), other.close()])
     })
 
     it('prunes only ended sessions past the cutoff, detaching their children', async () => {
