@@ -60,10 +60,15 @@ export interface MessageIndexing {
   afterInsert(column: string | null, searchText: string | null): Statement[]
 }
 
-/** A message whose index text its writer hands to the index (MessageIndexing.column gave ''). */
+/**
+ * A message whose index text its writer hands to the index (MessageIndexing.column gave ''), with the
+ * columns it was computed from as they were read (a rebuild hands it only to the row still holding them).
+ */
 export interface HandedIndexText {
   id: number
   searchText: string
+  content: string | null
+  toolCalls: string | null
 }
 
 /** Where a keyset page starts: after this (timestamp, id) of episodes (phase 0) or messages (phase 1). */
@@ -167,15 +172,10 @@ export interface Dialect {
   /**
    * Statements that rebuild the search index in one transaction: `updates` set the rows' search texts
    * (messages' as messageIndex.column gives them, episodes'), `handed` the messages whose index text the
-   * index is given directly. The texts were read before the transaction, up to message id `through`: rows
-   * other connections add after that keep the entries their writers gave them, and rows they delete are
-   * not indexed again.
+   * index is given directly. The texts were read before the transaction: rows other connections add or
+   * change after that keep the entries their writers gave them, and rows they delete are not indexed again.
    */
-  rebuildSearchIndex(
-    updates: readonly Statement[],
-    handed: readonly HandedIndexText[],
-    through: number,
-  ): Statement[]
+  rebuildSearchIndex(updates: readonly Statement[], handed: readonly HandedIndexText[]): Statement[]
 
   /** Checks the database and its search index; reports, never throws. */
   checkIntegrity(db: DialectConnection): Promise<IntegrityReport>

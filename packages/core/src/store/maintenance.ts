@@ -28,9 +28,7 @@ export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
   const updates: Statement[] = []
   const handed: HandedIndexText[] = []
   const { messageIndex } = ctx.dialect
-  // the highest message id read: the rows the rebuild reindexes
-  let after = 0
-  for (;;) {
+  for (let after = 0; ; ) {
     const rows = await ctx.read<IndexedRow>(
       {
         sql: 'SELECT id, content, tool_calls, search_text FROM messages WHERE id > ? ORDER BY id LIMIT ?',
@@ -47,7 +45,8 @@ export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
       if (column !== row.search_text) {
         updates.push({ sql: 'UPDATE messages SET search_text = ? WHERE id = ?', params: [column, row.id] })
       }
-      if (column === '' && searchText !== null) handed.push({ id: row.id, searchText })
+      if (column === '' && searchText !== null)
+        handed.push({ id: row.id, searchText, content: row.content, toolCalls: row.tool_calls })
     }
   }
   const episodes = await ctx.read<{ id: number; summary: string; search_text: string | null }>(
@@ -60,7 +59,7 @@ export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
       updates.push({ sql: 'UPDATE episodes SET search_text = ? WHERE id = ?', params: [searchText, row.id] })
     }
   }
-  await ctx.write(ctx.dialect.rebuildSearchIndex(updates, handed, after), 'Rebuilding the search index')
+  await ctx.write(ctx.dialect.rebuildSearchIndex(updates, handed), 'Rebuilding the search index')
 }
 
 /** The ids pruneSessions removes: ended sessions older than the cutoff, of one source if given. */

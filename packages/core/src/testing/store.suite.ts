@@ -1113,10 +1113,14 @@ export function storeSuite(h: Harness): void {
       await other.appendMessage(gone.id, { role: 'user', content: '被删除的会话 oscar' })
       const kept = await other.createSession({ source: 'cli' })
       await other.appendMessage(kept.id, { role: 'user', content: '留下的消息 papa' })
+      // the newest rows: once deleted, SQLite gives their ids to the next rows written
+      const newest = await other.createSession({ source: 'cli' })
+      const [reused] = await other.appendMessages(newest.id, [{ role: 'user', content: '最新的会话 sierra' }])
       // The rebuilding store's driver lets the other connection write once the rebuild has read every
-      // message and before it writes: rows it never read, and a row it read that is then deleted.
+      // message and before it writes: rows it never read, rows it read that are then deleted, and a new
+      // row under the id of one it read.
       const inner = await h.driver(path, { readOnly: false })
-      let interfered = false
+      let written: number[] = []
       const driver = new Proxy(inner, {
         get(target, key) {
           const value: unknown = Reflect.get(target, key, target)
@@ -1126,9 +1130,10 @@ export function storeSuite(h: Harness): void {
             const readsMessages = statement.sql.startsWith(
               'SELECT id, content, tool_calls, search_text FROM messages',
             )
-            if (!interfered && readsMessages && result.rows.length === 0) {
-              interfered = true
-              await other.appendMessages(kept.id, [
+            if (written.length === 0 && readsMessages && result.rows.length === 0) {
+              await other.deleteSession(gone.id)
+              await other.deleteSession(newest.id)
+              const rows = await other.appendMessages(kept.id, [
                 { role: 'user', content: '重建时写下的消息 quebec' },
                 {
                   role: 'assistant',
@@ -1136,7 +1141,7 @@ export function storeSuite(h: Harness): void {
                   tool_calls: [toolCall('c1', 'deploy_romeo', { 目标: '生产' })],
                 },
               ])
-              await other.deleteSession(gone.id)
+              written = rows.map((row) => row.id)
             }
             return result
           }
@@ -1144,18 +1149,20 @@ export function storeSuite(h: Harness): void {
       })
       const store = await openStoreWithDriver(driver)
       await store.rebuildSearchIndex()
-      expect(interfered).toBe(true)
+      expect(written).toHaveLength(2)
+      // SQLite reuses the id (PostgreSQL's sequence does not): the rebuild read another text under it
+      if (h.capabilities.sqliteFile) expect(written[0]).toBe(reused?.id)
       const sessionsOf = async (query: string) => (await store.search(query)).map((hit) => hit.sessionId)
       expect(await sessionsOf('quebec')).toEqual([kept.id])
       expect(await sessionsOf('重建')).toEqual([kept.id])
       expect(await sessionsOf('deploy_romeo')).toEqual([kept.id])
       expect(await sessionsOf('papa')).toEqual([kept.id])
-      expect(await sessionsOf('oscar')).toEqual([])
-      expect(await sessionsOf('删除')).toEqual([])
+      for (const deleted of ['oscar', '删除', 'sierra', '最新']) expect(await sessionsOf(deleted)).toEqual([])
       expect((await store.checkIntegrity()).ok).toBe(true)
       // the next rebuild, with nobody writing, empties the index whole and agrees
       await store.rebuildSearchIndex()
       expect(await sessionsOf('quebec')).toEqual([kept.id])
+      expect(await sessionsOf('sierra')).toEqual([])
       expect((await store.checkIntegrity()).ok).toBe(true)
       await Promise.all([store.close(), other.close()])
     })

@@ -24,48 +24,54 @@ export const messageIndex: MessageIndexing = {
       : [],
 }
 
-/** Rows per INSERT of handed index texts in a rebuild. */
+/** Rows per INSERT of handed index texts in a rebuild (4 parameters each). */
 const REBUILD_ROWS = 200
+/** The handed index texts of a rebuild, with the columns they were computed from, for its transaction. */
+const REBUILT = 'temp.engram_rebuilt'
+/**
+ * Handed rows the rebuild did not read as they are now: rows another connection appended, or changed, or
+ * wrote under the id of a row it deleted (ids are reused) since the rebuild's reads. Their entries are
+ * their writers', and stay.
+ */
+const UNREAD = `SELECT m.id FROM messages AS m WHERE m.search_text = '' AND NOT EXISTS (SELECT 1 FROM ${REBUILT} AS r WHERE r.id = m.id AND r.content IS m.content AND r.tool_calls IS m.tool_calls)`
 
 /**
  * Rebuilds both FTS5 indexes in one transaction. The episode index is rebuilt from its table first, so
  * that the update triggers of the search-text updates delete exactly what it holds. The message index is
- * emptied of the rows read (up to `through`) after the updates (whose triggers index their rows) and
- * filled again: every row that carries its index text (its content, or its copy) from the table, the
- * handed ones from `handed` where the row is still there and still handed. Rows written after the reads
- * keep the entries their writers gave them: the index is emptied whole only when there are none, and
- * entries above `through` whose rows are gone are dropped.
+ * emptied after the updates (whose triggers index their rows), but for the handed rows the rebuild did not
+ * read (UNREAD: written by others since its reads; emptied whole when there are none), and filled again:
+ * every row that carries its index text (its content, or its copy) from the table, and each handed text
+ * read to the row that still holds what it was read from. A row deleted since the reads is not indexed.
  */
 export function rebuildSearchIndex(
   updates: readonly Statement[],
   handed: readonly HandedIndexText[],
-  through: number,
 ): Statement[] {
-  const inserts: Statement[] = []
+  const rebuilt: Statement[] = []
   for (let i = 0; i < handed.length; i += REBUILD_ROWS) {
     const rows = handed.slice(i, i + REBUILD_ROWS)
-    inserts.push({
-      sql: `INSERT INTO messages_fts(rowid, body) SELECT m.id, v.column2 FROM (VALUES ${rows.map(() => '(?, ?)').join(', ')}) AS v JOIN messages AS m ON m.id = v.column1 AND m.search_text = ''`,
-      params: rows.flatMap((row) => [row.id, row.searchText]),
+    rebuilt.push({
+      sql: `INSERT INTO ${REBUILT}(id, body, content, tool_calls) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}`,
+      params: rows.flatMap((row) => [row.id, row.searchText, row.content, row.toolCalls]),
     })
   }
   return [
     { sql: "INSERT INTO episodes_fts(episodes_fts) VALUES ('rebuild')" },
     ...updates,
+    { sql: `DROP TABLE IF EXISTS ${REBUILT}` },
     {
-      sql: "INSERT INTO messages_fts(messages_fts) SELECT 'delete-all' WHERE NOT EXISTS (SELECT 1 FROM messages WHERE id > ?)",
-      params: [through],
+      sql: `CREATE TABLE ${REBUILT} (id INTEGER PRIMARY KEY, body TEXT NOT NULL, content TEXT, tool_calls TEXT)`,
     },
-    { sql: 'DELETE FROM messages_fts WHERE rowid <= ?', params: [through] },
+    ...rebuilt,
+    { sql: `INSERT INTO messages_fts(messages_fts) SELECT 'delete-all' WHERE NOT EXISTS (${UNREAD})` },
+    { sql: `DELETE FROM messages_fts WHERE rowid NOT IN (${UNREAD})` },
     {
-      sql: 'DELETE FROM messages_fts WHERE rowid > ? AND NOT EXISTS (SELECT 1 FROM messages AS m WHERE m.id = messages_fts.rowid)',
-      params: [through],
+      sql: "INSERT INTO messages_fts(rowid, body) SELECT id, coalesce(search_text, content, '') FROM messages WHERE search_text IS NOT ''",
     },
     {
-      sql: "INSERT INTO messages_fts(rowid, body) SELECT id, coalesce(search_text, content, '') FROM messages WHERE id <= ? AND search_text IS NOT ''",
-      params: [through],
+      sql: `INSERT INTO messages_fts(rowid, body) SELECT m.id, r.body FROM ${REBUILT} AS r JOIN messages AS m ON m.id = r.id AND m.search_text = '' AND m.content IS r.content AND m.tool_calls IS r.tool_calls`,
     },
-    ...inserts,
+    { sql: `DROP TABLE ${REBUILT}` },
   ]
 }
 
