@@ -1106,6 +1106,25 @@ export function storeSuite(h: Harness): void {
       await reopened.close()
     })
 
+    it('reports a sound file as sound while another connection writes between checks', async () => {
+      const path = h.path()
+      const store = await open(path)
+      const other = await open(path)
+      const s = await other.createSession({ source: 'cli' })
+      try {
+        for (let round = 0; round < 8; round++) {
+          // each append its own transaction: new index segments, merged by FTS5 as they pile up
+          for (let i = 0; i < 40; i++) {
+            await other.appendMessage(s.id, { role: 'user', content: `第 ${round} 轮 message ${i} deploy` })
+          }
+          expect(await store.checkIntegrity(), `round ${round}`).toMatchObject({ ok: true, database: ['ok'] })
+          expect((await store.search('deploy', { limit: 1 })).length).toBe(1)
+        }
+      } finally {
+        await Promise.all([store.close(), other.close()])
+      }
+    })
+
     it('keeps what another connection writes and deletes while a rebuild reads', async () => {
       const path = h.path()
       const other = await open(path)

@@ -197,11 +197,35 @@ async function checkFts(ctx: DialectConnection, table: 'messages_fts' | 'episode
 
 const reason = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
+/** How many times PRAGMA integrity_check runs while it reports an FTS5 index corrupt (see integrityCheck). */
+const INTEGRITY_ATTEMPTS = 3
+
+/**
+ * PRAGMA integrity_check, run again after refreshing the FTS5 indexes while it reports one corrupt. FTS5
+ * keeps each index's structure per connection, and the pragma's check of an index (SQLite 3.53) reads
+ * that copy without asking whether another connection has written since: a copy gone stale reads as
+ * corrupt ("fts5: corruption found reading blob …"; libSQL: "malformed inverted index for FTS5 table …")
+ * on a sound file. A query on the index refreshes the copy; a real
+ * corruption is reported again.
+ */
+async function integrityCheck(ctx: DialectConnection): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    const rows = await ctx.read<Row>({ sql: 'PRAGMA integrity_check' }, 'Checking integrity')
+    const lines = rows.map((row) => String(Object.values(row)[0]))
+    if (attempt === INTEGRITY_ATTEMPTS || !lines.some((line) => /\bfts5\b/i.test(line))) return lines
+    for (const table of ['messages_fts', 'episodes_fts']) {
+      await ctx.read(
+        { sql: `SELECT count(*) FROM ${table} WHERE ${table} MATCH 'engramrefresh'` },
+        'Checking integrity',
+      )
+    }
+  }
+}
+
 export async function checkIntegrity(ctx: DialectConnection): Promise<IntegrityReport> {
   let database: string[]
   try {
-    const rows = await ctx.read<Row>({ sql: 'PRAGMA integrity_check' }, 'Checking integrity')
-    database = rows.map((row) => String(Object.values(row)[0]))
+    database = await integrityCheck(ctx)
   } catch (error) {
     const status = classify(error)
     return {
