@@ -202,11 +202,10 @@ const INTEGRITY_ATTEMPTS = 3
 
 /**
  * PRAGMA integrity_check, run again after refreshing the FTS5 indexes while it reports one corrupt. FTS5
- * keeps each index's structure per connection, and the pragma's check of an index (SQLite 3.53) reads
- * that copy without asking whether another connection has written since: a copy gone stale reads as
- * corrupt ("fts5: corruption found reading blob …"; libSQL: "malformed inverted index for FTS5 table …")
- * on a sound file. A query on the index refreshes the copy; a real
- * corruption is reported again.
+ * keeps each index's structure per connection, and the pragma's check of an index (SQLite 3.53, libSQL)
+ * reads that copy without asking whether another connection has written since: a copy gone stale reads
+ * as corrupt ("fts5: corruption found reading blob …"; libSQL: "malformed inverted index for FTS5 table
+ * …") on a sound file. A query on the index refreshes the copy; a real corruption is reported again.
  */
 async function integrityCheck(ctx: DialectConnection): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
