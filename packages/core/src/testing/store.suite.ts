@@ -1125,6 +1125,39 @@ export function storeSuite(h: Harness): void {
       }
     })
 
+    it.skipIf(file)(
+      'compares the message index with the messages again when another connection writes during the check (sqliteFile)',
+      async () => {
+        const path = h.path()
+        const other = await open(path)
+        const s = await other.createSession({ source: 'cli' })
+        await other.appendMessage(s.id, { role: 'user', content: '检查之前的消息 tango' })
+        // once the check has indexed the messages again, and before it compares, another store appends
+        const inner = await h.driver(path, { readOnly: false })
+        let appended = 0
+        const driver = new Proxy(inner, {
+          get(target, key) {
+            const value: unknown = Reflect.get(target, key, target)
+            if (key !== 'execute') return typeof value === 'function' ? value.bind(target) : value
+            return async (statement: Statement) => {
+              if (appended === 0 && statement.sql.includes('USING fts5vocab(main, messages_fts')) {
+                appended++
+                await other.appendMessage(s.id, { role: 'user', content: '检查之中写下的消息 uniform' })
+              }
+              return target.execute(statement)
+            }
+          },
+        })
+        const store = await openStoreWithDriver(driver)
+        try {
+          expect(await store.checkIntegrity()).toMatchObject({ ok: true, status: 'ok' })
+          expect(appended).toBe(1)
+        } finally {
+          await Promise.all([store.close(), other.close()])
+        }
+      },
+    )
+
     it('keeps what another connection writes and deletes while a rebuild reads', async () => {
       const path = h.path()
       const other = await open(path)

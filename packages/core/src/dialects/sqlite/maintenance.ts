@@ -179,6 +179,18 @@ async function compareMessageIndex(ctx: DialectConnection): Promise<{ rows: numb
   }
 }
 
+/** How many times the message index is compared with the messages while they change under the check. */
+const COMPARE_ATTEMPTS = 3
+
+/** The messages' count and highest id, which a write by another connection moves. */
+async function messagesState(ctx: DialectConnection): Promise<string> {
+  const [row] = await ctx.read<{ n: number; top: number | null }>(
+    { sql: 'SELECT count(*) AS n, max(id) AS top FROM messages' },
+    CHECK,
+  )
+  return `${row?.n}:${row?.top}`
+}
+
 async function checkFts(ctx: DialectConnection, table: 'messages_fts' | 'episodes_fts'): Promise<string> {
   // rank = 1 makes FTS5 compare an external-content index with its table, not only with itself. The
   // command is a write, so it runs without waiting: a lock held elsewhere is reported as busy, at once.
@@ -188,8 +200,15 @@ async function checkFts(ctx: DialectConnection, table: 'messages_fts' | 'episode
   // The contentless message index has no table to compare with: it is compared with one built now, in
   // temporary tables, which a server's connection does not keep from one statement to the next.
   if (table === 'episodes_fts' || ctx.driver.capabilities.remote) return 'ok'
-  const drift = await compareMessageIndex(ctx)
-  if (drift.rows === 0 && drift.terms === 0) return 'ok'
+  // The comparison reads the messages in chunks, not in one snapshot: a difference found while another
+  // connection wrote is looked at again, and reported once the messages stood still, or at the last try.
+  let drift: { rows: number; terms: number }
+  for (let attempt = 1; ; attempt++) {
+    const before = await messagesState(ctx)
+    drift = await compareMessageIndex(ctx)
+    if (drift.rows === 0 && drift.terms === 0) return 'ok'
+    if (attempt === COMPARE_ATTEMPTS || (await messagesState(ctx)) === before) break
+  }
   throw new Error(
     `The message index does not match the messages (differences: ${drift.rows} in rows' token counts, ${drift.terms} in terms' counts).`,
   )
