@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { ENGRAM_APPLICATION_ID } from '../database-identity.ts'
-import type { Statement } from '../driver.ts'
+import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
 import { DEFAULT_MIGRATIONS_FOLDER, migrate } from '../migrator.ts'
 import { openStoreWithDriver } from '../open-store.ts'
 import { messageSearchText } from '../search/index-text.ts'
@@ -22,6 +22,33 @@ const toolCall = (id: string, name: string, args: object): ToolCall => ({
   type: 'function',
   function: { name, arguments: JSON.stringify(args) },
 })
+
+/**
+ * `inner` with one interruption: after the first statement for which `when` holds (given its result), it
+ * runs `write` (another connection's writes, say) before the caller gets that result. The rest of the
+ * driver is `inner`'s own.
+ */
+function writingOnce(
+  inner: StorageDriver,
+  when: (statement: Statement, result: QueryResult) => boolean,
+  write: () => Promise<void>,
+): StorageDriver {
+  let done = false
+  return new Proxy(inner, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target)
+      if (key !== 'execute') return typeof value === 'function' ? value.bind(target) : value
+      return async (statement: Statement) => {
+        const result = await target.execute(statement)
+        if (!done && when(statement, result)) {
+          done = true
+          await write()
+        }
+        return result
+      }
+    },
+  })
+}
 
 /** The store contract: sessions, messages, usage, migrations, maintenance, foreign files. */
 export function storeSuite(h: Harness): void {
@@ -1133,21 +1160,15 @@ export function storeSuite(h: Harness): void {
         const s = await other.createSession({ source: 'cli' })
         await other.appendMessage(s.id, { role: 'user', content: '检查之前的消息 tango' })
         // once the check has indexed the messages again, and before it compares, another store appends
-        const inner = await h.driver(path, { readOnly: false })
         let appended = 0
-        const driver = new Proxy(inner, {
-          get(target, key) {
-            const value: unknown = Reflect.get(target, key, target)
-            if (key !== 'execute') return typeof value === 'function' ? value.bind(target) : value
-            return async (statement: Statement) => {
-              if (appended === 0 && statement.sql.includes('USING fts5vocab(main, messages_fts')) {
-                appended++
-                await other.appendMessage(s.id, { role: 'user', content: '检查之中写下的消息 uniform' })
-              }
-              return target.execute(statement)
-            }
+        const driver = writingOnce(
+          await h.driver(path, { readOnly: false }),
+          (statement) => statement.sql.includes('USING fts5vocab(main, messages_fts'),
+          async () => {
+            appended++
+            await other.appendMessage(s.id, { role: 'user', content: '检查之中写下的消息 uniform' })
           },
-        })
+        )
         const store = await openStoreWithDriver(driver)
         try {
           expect(await store.checkIntegrity()).toMatchObject({ ok: true, status: 'ok' })
@@ -1171,34 +1192,26 @@ export function storeSuite(h: Harness): void {
       // The rebuilding store's driver lets the other connection write once the rebuild has read every
       // message and before it writes: rows it never read, rows it read that are then deleted, and a new
       // row under the id of one it read.
-      const inner = await h.driver(path, { readOnly: false })
       let written: number[] = []
-      const driver = new Proxy(inner, {
-        get(target, key) {
-          const value: unknown = Reflect.get(target, key, target)
-          if (key !== 'execute') return typeof value === 'function' ? value.bind(target) : value
-          return async (statement: Statement) => {
-            const result = await target.execute(statement)
-            const readsMessages = statement.sql.startsWith(
-              'SELECT id, content, tool_calls, search_text FROM messages',
-            )
-            if (written.length === 0 && readsMessages && result.rows.length === 0) {
-              await other.deleteSession(gone.id)
-              await other.deleteSession(newest.id)
-              const rows = await other.appendMessages(kept.id, [
-                { role: 'user', content: '重建时写下的消息 quebec' },
-                {
-                  role: 'assistant',
-                  content: null,
-                  tool_calls: [toolCall('c1', 'deploy_romeo', { 目标: '生产' })],
-                },
-              ])
-              written = rows.map((row) => row.id)
-            }
-            return result
-          }
+      const driver = writingOnce(
+        await h.driver(path, { readOnly: false }),
+        (statement, result) =>
+          statement.sql.startsWith('SELECT id, content, tool_calls, search_text FROM messages') &&
+          result.rows.length === 0,
+        async () => {
+          await other.deleteSession(gone.id)
+          await other.deleteSession(newest.id)
+          const rows = await other.appendMessages(kept.id, [
+            { role: 'user', content: '重建时写下的消息 quebec' },
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [toolCall('c1', 'deploy_romeo', { 目标: '生产' })],
+            },
+          ])
+          written = rows.map((row) => row.id)
         },
-      })
+      )
       const store = await openStoreWithDriver(driver)
       await store.rebuildSearchIndex()
       expect(written).toHaveLength(2)
