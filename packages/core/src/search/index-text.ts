@@ -17,6 +17,21 @@ export function messageSearchText(text: string | null, calls: readonly ToolCall[
 }
 
 /**
+ * The tool calls a stored row's `tool_calls` column gives the index: none when it is NULL or not a JSON
+ * array (text another tool wrote; SQLite's count triggers accept any JSON), so such a row is indexed by its
+ * content alone. The one reading for the rebuild and the integrity check, which must agree.
+ */
+export function indexedToolCalls(json: string | null): readonly ToolCall[] {
+  if (json === null) return []
+  try {
+    const parsed: unknown = JSON.parse(json)
+    return Array.isArray(parsed) ? (parsed as ToolCall[]) : []
+  } catch {
+    return []
+  }
+}
+
+/**
  * Whether a message's text or its tool calls' JSON holds a NUL (JSON.stringify writes it as \u0000): the
  * SQLite index keeps such a row's index text as a copy (dialects/sqlite/maintenance.ts).
  */

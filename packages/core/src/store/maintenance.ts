@@ -1,8 +1,8 @@
 import type { HandedIndexText } from '../dialects/dialect.ts'
 import type { SqlValue, Statement } from '../driver.ts'
 import { toSearchText } from '../search/cjk.ts'
-import { holdsNul, messageSearchText } from '../search/index-text.ts'
-import type { PrunePreview, PruneSessionsOptions, ToolCall } from '../types.ts'
+import { holdsNul, indexedToolCalls, messageSearchText } from '../search/index-text.ts'
+import type { PrunePreview, PruneSessionsOptions } from '../types.ts'
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
@@ -39,8 +39,7 @@ export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
     if (rows.length === 0) break
     after = rows.at(-1)?.id ?? after
     for (const row of rows) {
-      const calls = row.tool_calls === null ? [] : (JSON.parse(row.tool_calls) as ToolCall[])
-      const searchText = messageSearchText(row.content, calls)
+      const searchText = messageSearchText(row.content, indexedToolCalls(row.tool_calls))
       const column = messageIndex.column(searchText, holdsNul(row.content, row.tool_calls))
       if (column !== row.search_text) {
         updates.push({ sql: 'UPDATE messages SET search_text = ? WHERE id = ?', params: [column, row.id] })

@@ -162,12 +162,35 @@ export interface MessageRow {
   name: string | null
 }
 
+/**
+ * A JSON array column of a stored message. The store writes only arrays there; text another tool wrote that
+ * is not one fails the read with the message's id and how to repair the row (the text is not quoted: tool
+ * arguments can hold secrets).
+ */
+function storedArray(row: MessageRow, column: 'content_parts' | 'tool_calls', json: string): unknown[] {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(json)
+  } catch {
+    parsed = undefined
+  }
+  if (Array.isArray(parsed)) return parsed
+  throw new EngramError(
+    'DATABASE_ERROR',
+    `Reading message ${row.id}: its ${column} column holds ${parsed === undefined ? 'text that is not JSON' : 'JSON that is not an array'} (${json.length} characters), written by another tool. Set it to a JSON array or to NULL (UPDATE messages SET ${column} = NULL WHERE id = ${row.id}), or delete that message.`,
+  )
+}
+
 export function decodeMessage(row: MessageRow): ChatMessage {
   const message: Record<string, unknown> = {
     role: row.role,
-    content: row.content_parts === null ? row.content : (JSON.parse(row.content_parts) as ContentPart[]),
+    content:
+      row.content_parts === null
+        ? row.content
+        : (storedArray(row, 'content_parts', row.content_parts) as ContentPart[]),
   }
-  if (row.tool_calls !== null) message.tool_calls = JSON.parse(row.tool_calls) as ToolCall[]
+  if (row.tool_calls !== null)
+    message.tool_calls = storedArray(row, 'tool_calls', row.tool_calls) as ToolCall[]
   if (row.tool_call_id !== null) message.tool_call_id = row.tool_call_id
   if (row.name !== null) message.name = row.name
   return message as unknown as ChatMessage

@@ -1133,6 +1133,66 @@ export function storeSuite(h: Harness): void {
       await reopened.close()
     })
 
+    it('reads a message another tool wrote with parts that are not JSON as an error that names it and the repair', async () => {
+      const path = h.path()
+      const store = await open(path)
+      const s = await store.createSession({ source: 'cli' })
+      const [, odd] = await store.appendMessages(s.id, [
+        { role: 'user', content: 'first' },
+        { role: 'user', content: 'deploy kilo' },
+      ])
+      const id = odd?.id as number
+      await h.rawWrite(path, 'UPDATE messages SET content_parts = ? WHERE id = ?', [
+        '{"token":"sk-behind-the-back',
+        id,
+      ])
+      for (const read of [
+        () => store.getMessages(s.id),
+        () => store.readAround(id),
+        () => store.exportSession(s.id),
+      ]) {
+        const error = await expectCode(read(), 'DATABASE_ERROR')
+        expect(error.message).toContain(`message ${id}: its content_parts column holds text that is not JSON`)
+        expect(error.message).toContain(`UPDATE messages SET content_parts = NULL WHERE id = ${id}`)
+        expect(error.message).not.toContain('sk-behind')
+      }
+      // the rest of the store goes on: search finds the row by its content, and the advised repair works
+      expect((await store.search('kilo')).map((hit) => hit.messageId)).toEqual([id])
+      await h.rawWrite(path, 'UPDATE messages SET content_parts = NULL WHERE id = ?', [id])
+      expect((await store.getMessages(s.id)).map((m) => m.content)).toEqual(['first', 'deploy kilo'])
+      await store.close()
+    })
+
+    it.skipIf(file)(
+      'checks and rebuilds the index over tool calls another tool wrote that are not an array (sqliteFile)',
+      async () => {
+        const path = h.path()
+        let store = await open(path)
+        const s = await store.createSession({ source: 'cli' })
+        const [odd] = await store.appendMessages(s.id, [
+          { role: 'assistant', content: 'deploy kilo 部署后端' },
+        ])
+        const id = odd?.id as number
+        // SQLite's count triggers take any JSON (json_array_length of an object is 0)
+        for (const json of ['{"function":{"name":"x"}}', 'null', '"text"']) {
+          await store.close()
+          const db = raw(path)
+          db.prepare('UPDATE messages SET tool_calls = ? WHERE id = ?').run(json, id)
+          db.close()
+          store = await open(path)
+          await store.rebuildSearchIndex()
+          expect((await store.checkIntegrity()).ok).toBe(true)
+          expect((await store.search('部署')).map((hit) => hit.messageId)).toEqual([id])
+          expect((await store.search('kilo')).map((hit) => hit.messageId)).toEqual([id])
+          const error = await expectCode(store.getMessages(s.id), 'DATABASE_ERROR')
+          expect(error.message).toContain(
+            `message ${id}: its tool_calls column holds JSON that is not an array`,
+          )
+        }
+        await store.close()
+      },
+    )
+
     it('reports a sound file as sound while another connection writes between checks', async () => {
       const path = h.path()
       const store = await open(path)

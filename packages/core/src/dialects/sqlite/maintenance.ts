@@ -1,7 +1,7 @@
 import type { Row, Statement } from '../../driver.ts'
 import type { EngramError } from '../../errors.ts'
-import { messageSearchText } from '../../search/index-text.ts'
-import type { IntegrityReport, ToolCall } from '../../types.ts'
+import { indexedToolCalls, messageSearchText } from '../../search/index-text.ts'
+import type { IntegrityReport } from '../../types.ts'
 import type { DialectConnection, HandedIndexText, MessageIndexing } from '../dialect.ts'
 
 /**
@@ -96,14 +96,7 @@ const EXPECTED = 'temp.engram_expected_fts'
 const TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"
 
 function indexTextOf(row: { content: string | null; tool_calls: string | null }): string {
-  let calls: ToolCall[] = []
-  try {
-    const parsed: unknown = row.tool_calls === null ? [] : JSON.parse(row.tool_calls)
-    if (Array.isArray(parsed)) calls = parsed as ToolCall[]
-  } catch {
-    // a row written by another tool with tool calls that are not JSON: its content is what the store indexes
-  }
-  return messageSearchText(row.content, calls) ?? row.content ?? ''
+  return messageSearchText(row.content, indexedToolCalls(row.tool_calls)) ?? row.content ?? ''
 }
 
 /** Rows of `a` missing from `b` and of `b` missing from `a`, in one count. */
