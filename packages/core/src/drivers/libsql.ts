@@ -63,7 +63,11 @@ export function libsqlDriver(options: LibsqlDriverOptions): StorageDriver {
     : new Database(local)
   const statements = finalizingStatements(completeText(db as unknown as SyncConnection), () => {
     const now = before && handlesOn(path)
-    return now ? [...now].some((handle) => !before.has(handle)) : false
+    // While another connection of this process holds the file, SQLite keeps a closed connection's
+    // descriptors open until that one lets go of its locks (closing any would drop the process's POSIX
+    // locks on the file), whatever the collector frees: nothing to wait for.
+    if (!now || [...before].some((handle) => now.has(handle))) return false
+    return [...now].some((handle) => !before.has(handle))
   })
   const driver = syncSqliteDriver('libsql', statements.connection, {
     // An embedded replica manages its own file (libSQL syncs its WAL), so the store leaves its pragmas alone.
