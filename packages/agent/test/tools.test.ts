@@ -1,5 +1,5 @@
 import type { Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages'
-import { bpeTokenCounter } from '@engram/compressor'
+import { bpeTokenCounter, createTokenCounter } from '@engram/compressor'
 import { openStore, type Store } from '@engram/core'
 import fc from 'fast-check'
 import type { ChatCompletionTool } from 'openai/resources/chat/completions'
@@ -480,6 +480,40 @@ describe('the session_search tool driven through its schema against a real store
     expect(hits).toBeGreaterThan(1)
     // at most the widest window (2 on each side) per hit; the long session alone has 80 messages
     expect(rows).toBeLessThanOrEqual(hits * 5)
+  })
+
+  it('counts tokens in proportion to its budget, not to a message: a 2 MB tool result costs what a 200 KB one does', async () => {
+    const line = 'kraken trace line: retrying the deploy after a timeout\n'
+    const counted = async (repeat: number) => {
+      const session = await store.createSession({ source: 'cli', userId: `carol-${repeat}` })
+      await store.appendMessages(session.id, [
+        { role: 'user', content: 'Why does the kraken deploy keep failing?' },
+        { role: 'assistant', content: `Here is the trace:\n${line.repeat(repeat)}` },
+      ])
+      let characters = 0
+      const counter = createTokenCounter((text) => {
+        characters += text.length
+        return bpeTokenCounter.countText(text)
+      })
+      const scoped: ToolContext = { userId: `carol-${repeat}` }
+      for (const args of [{ query: 'kraken trace' }, { session_id: session.id }]) {
+        const result = toolResultText(
+          await runTool(
+            createSessionSearchTool(store, { tokenCounter: counter }),
+            JSON.stringify(args),
+            scoped,
+          ),
+        )
+        expect(result).toContain('kraken')
+        expect(bpeTokenCounter.countText(result)).toBeLessThanOrEqual(2_000)
+      }
+      return characters
+    }
+    const small = await counted(4_000)
+    const large = await counted(40_000)
+    // Counting the 2 MB message whole, as before, counts more than 4 million characters.
+    expect(large).toBeLessThan(small * 1.5)
+    expect(large).toBeLessThan(400_000)
   })
 
   it('sees every user’s sessions when the agent has no user scope', async () => {

@@ -116,12 +116,23 @@ export function countMessages(counter: TokenCounter, messages: readonly ChatMess
   return total
 }
 
-/** The longest prefix of `text` within `maxTokens`, cut at a character boundary found by bisection. */
+/** Characters per token the first probe of clipToTokens assumes: more than most text has (English ~4). */
+const CLIP_PROBE_CHARS_PER_TOKEN = 8
+
+/**
+ * The longest prefix of `text` within `maxTokens`, cut at a character boundary found by bisection. The work
+ * depends on the budget, not on the text: prefixes four times longer each are counted until one is over the
+ * budget (a 2 MB tool result clipped to 1,000 tokens counts tens of kilobytes, not the 2 MB), and the
+ * bisection runs below that one.
+ */
 export function clipToTokens(counter: TokenCounter, text: string, maxTokens: number): string {
-  if (counter.countText(text) <= maxTokens) return text
+  let high = Math.min(text.length, Math.max(16, Math.ceil(maxTokens * CLIP_PROBE_CHARS_PER_TOKEN)))
+  while (counter.countText(text.slice(0, high)) <= maxTokens) {
+    if (high === text.length) return text
+    high = Math.min(text.length, high * 4)
+  }
   const ellipsis = '…'
   let low = 0
-  let high = text.length
   while (low < high) {
     const mid = Math.ceil((low + high) / 2)
     if (counter.countText(text.slice(0, mid) + ellipsis) <= maxTokens) low = mid

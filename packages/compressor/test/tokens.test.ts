@@ -1,5 +1,12 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { bpeTokenCounter, clipToTokens, countMessages, estimateTokenCounter } from '../src/tokens.ts'
+import {
+  bpeTokenCounter,
+  clipToTokens,
+  countMessages,
+  createTokenCounter,
+  estimateTokenCounter,
+} from '../src/tokens.ts'
 import { call, callsTo, user } from './helpers.ts'
 
 describe('bpeTokenCounter', () => {
@@ -65,5 +72,43 @@ describe('clipToTokens', () => {
   it('never cuts a surrogate pair in half', () => {
     const clipped = clipToTokens(estimateTokenCounter, '😀'.repeat(100), 11)
     expect(clipped).toMatch(/^(😀)*…$/u)
+  })
+
+  it('counts text in proportion to the budget, not to the text: a 2 MB tool result costs what a 200 KB one does', () => {
+    const counted = (text: string, maxTokens: number) => {
+      let characters = 0
+      const counter = createTokenCounter((piece) => {
+        characters += piece.length
+        return bpeTokenCounter.countText(piece)
+      })
+      const clipped = clipToTokens(counter, text, maxTokens)
+      expect(bpeTokenCounter.countText(clipped)).toBeLessThanOrEqual(maxTokens)
+      return { characters, clipped }
+    }
+    const line = 'kraken trace line 0042: retrying the deploy after a timeout\n'
+    const small = counted(line.repeat(3_500), 1_000)
+    const large = counted(line.repeat(35_000), 1_000)
+    expect(large.clipped).toBe(small.clipped)
+    expect(large.characters).toBe(small.characters)
+    // Against the whole text counted once and then bisected: at least twice its 2 MB.
+    expect(large.characters).toBeLessThan(200_000)
+  })
+
+  it('finds the longest prefix within the budget, as a bisection over the whole text would', () => {
+    const piece = fc.constantFrom('a', 'word ', ' ', '\n', '上下文', '😀', 'é', '\t')
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 200 }), fc.integer({ min: 0, max: 60 }), (pieces, max) => {
+        const text = pieces.join('')
+        const count = (t: string) => estimateTokenCounter.countText(t)
+        let expected = text
+        if (count(text) > max) {
+          let end = 0
+          while (end < text.length && count(`${text.slice(0, end + 1)}…`) <= max) end++
+          if (end > 0 && /[\ud800-\udbff]/.test(text[end - 1] ?? '')) end--
+          expected = `${text.slice(0, end)}…`
+        }
+        expect(clipToTokens(estimateTokenCounter, text, max)).toBe(expected)
+      }),
+    )
   })
 })

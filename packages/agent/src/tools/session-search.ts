@@ -1,5 +1,5 @@
 import { bpeTokenCounter, clipToTokens, type TokenCounter } from '@engram/compressor'
-import { EngramError, type SearchHit, type Session, type Store, type StoredMessage } from '@engram/core'
+import { EngramError, type SearchHit, type Session, type Store } from '@engram/core'
 import { z } from 'zod'
 import { defineTool } from './run-tool.ts'
 import { describeSession, flat, messageText, type SessionLine, sessionLine, when } from './session-text.ts'
@@ -285,6 +285,8 @@ class SessionSearch {
     const around = await this.store.readAround(hit.messageId, { before: WIDEST, after: WIDEST })
     const at = around.findIndex((m) => m.id === hit.messageId)
     const snippet = flat(hit.snippet)
+    // Each message's text once, whichever windows are tried.
+    const texts = new Map(around.map((m) => [m, messageText(m)]))
     return {
       shape: (radius, clip) => ({
         ...place,
@@ -295,17 +297,20 @@ class SessionSearch {
             ? [{ id: hit.messageId, role: hit.role, text: this.clip(snippet, clip), hit: true }]
             : around.slice(Math.max(0, at - radius), at + radius + 1).map((m) => {
                 const isHit = m.id === hit.messageId
-                const text = isHit ? this.hitText(m, snippet, clip) : this.clip(messageText(m), clip)
+                const whole = texts.get(m) ?? ''
+                const text = isHit ? this.hitText(whole, snippet, clip) : this.clip(whole, clip)
                 return { id: m.id, role: m.role, text, hit: isHit }
               }),
       }),
     }
   }
 
-  /** The hit message whole when it fits, else the search snippet around the match. */
-  private hitText(message: StoredMessage, snippet: string, clip: number): string {
-    const text = messageText(message)
-    return this.counter.countText(text) <= clip ? text : this.clip(snippet, clip)
+  /**
+   * The hit message whole when it fits, else the search snippet around the match. Clipping is what tells
+   * (it returns the text itself when it fits): it counts in proportion to `clip`, never the whole text.
+   */
+  private hitText(text: string, snippet: string, clip: number): string {
+    return this.clip(text, clip) === text ? text : this.clip(snippet, clip)
   }
 
   async read(reference: string): Promise<SessionSearchResult> {
