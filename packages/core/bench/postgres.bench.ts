@@ -17,7 +17,7 @@
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { postgresDialect } from '../src/dialects/postgres/index.ts'
-import { SEARCH_CONFIG } from '../src/dialects/postgres/schema/columns.ts'
+import { SEARCH_CONFIG } from '../src/dialects/postgres/search-config.ts'
 import { openStore, type Store } from '../src/index.ts'
 import { encodeMessage, MESSAGE_COLUMNS } from '../src/store/message-codec.ts'
 import { startPostgres } from '../test/postgres-server.ts'

@@ -30,6 +30,17 @@ function importGraph(): Map<string, string[]> {
   return graph
 }
 
+/** The packages each module under src/ imports (bare specifiers, by their full subpath). */
+function packageImports(): Map<string, string[]> {
+  const imports = new Map<string, string[]>()
+  for (const path of modulesUnder(SRC)) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(path, 'utf8'), true, true)
+    const names = importedFiles.map((file) => file.fileName).filter((name) => !name.startsWith('.'))
+    imports.set(relative(SRC, path), [...new Set(names)])
+  }
+  return imports
+}
+
 /** Every module `from` reaches through imports, each with the chain that reaches it. */
 function reachable(graph: ReadonlyMap<string, readonly string[]>, from: string): Map<string, string[]> {
   const chains = new Map<string, string[]>([[from, [from]]])
@@ -87,5 +98,16 @@ describe("core's import graph", () => {
 
   it('has no module on the search path importing one that imports it back', () => {
     expect(cyclesFrom(graph, 'store/search.ts')).toEqual([])
+  })
+
+  it('loads no PostgreSQL schema builder from the main entry: drizzle-orm/pg-core only with the PostgreSQL schema', () => {
+    // Node 24 parses drizzle-orm's 180 KB package.json for each of its modules it resolves: pg-core's 29
+    // more made `import('@engram/core')` 15% slower there, for SQLite users too.
+    const imports = packageImports()
+    expect(imports.get('dialects/postgres/schema/columns.ts')).toContain('drizzle-orm/pg-core')
+    const loaders = ['index.ts', ...reachable(graph, 'index.ts').keys()].filter((module) =>
+      imports.get(module)?.includes('drizzle-orm/pg-core'),
+    )
+    expect(loaders.map((module) => reachable(graph, 'index.ts').get(module)?.join(' → '))).toEqual([])
   })
 })

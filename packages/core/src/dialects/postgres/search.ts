@@ -4,7 +4,7 @@ import type { TermTier } from '../../search/tiers.ts'
 import { hitParts } from '../../search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
 import type { After, Dialect } from '../dialect.ts'
-import { parserText, SEARCH_CONFIG } from './schema/columns.ts'
+import { parserText, SEARCH_CONFIG } from './search-config.ts'
 
 /**
  * Search on PostgreSQL: the same parsed terms as on SQLite (query.ts: each term's phrase, a prefix flag,

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { bigint, customType, text } from 'drizzle-orm/pg-core'
+import { parserText, SEARCH_CONFIG } from '../search-config.ts'
 
 /** Milliseconds since the epoch and counters: past 2^31, read back as JavaScript numbers. */
 export const int = (name: string) => bigint(name, { mode: 'number' })
@@ -14,22 +15,6 @@ const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' })
  * thousand distinct words would pass (and the write would fail). SQLite's FTS5 indexes the whole row.
  */
 const INDEXED_CHARS = 262_144
-
-/**
- * The text search configuration of the vectors and the queries, made by migration 0004 in the store's
- * schema: `simple` with its words stemmed by the Snowball English stemmer (as FTS5's porter tokenizer
- * stems them on SQLite) and no stop-words, so a one- or two-character word (a, 我, 数据) is a lexeme of its
- * own; the stemmer leaves words of two letters or fewer, and every CJK word, as they are.
- */
-export const SEARCH_CONFIG = 'engram_search'
-
-/**
- * The text PostgreSQL's parser reads, a row's and a query term's alike: the CJK split's U+200B marks and
- * `/` become spaces. Whether the parser reads U+200B as a separator depends on the server's C library
- * (glibc does, PGlite's does not); a path (`src/parser.ts`) it would keep as one `file` token, which a
- * query for part of it cannot match (FTS5 splits it into words).
- */
-export const parserText = (expr: string) => `translate(${expr}, chr(8203) || '/', '  ')`
 
 /**
  * The search vector of a row: its index text (the JavaScript CJK split) or its plain text, as
