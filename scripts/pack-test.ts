@@ -12,7 +12,16 @@
  */
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -141,6 +150,7 @@ try {
   }
   rmSync(join(project, 'package-lock.json'), { force: true })
   rmSync(join(project, 'stores'), { recursive: true, force: true })
+  rmSync(join(project, 'data'), { recursive: true, force: true })
   writeFileSync(stamps, JSON.stringify(current))
   // The workspace's better-sqlite3 builds for this line, as the prebuilds a user's install downloads.
   for (const cached of seedPrebuilds(runtime)) step(`kept as prebuild-install's cached prebuild: ${cached}`)
@@ -154,6 +164,46 @@ try {
   const imports = specifiers.map((specifier) => `await import(${JSON.stringify(specifier)})`).join('\n')
   writeFileSync(join(project, 'imports.mjs'), `${imports}\nconsole.log(${specifiers.length})\n`)
   await sh(nodeBin, ['imports.mjs'], { cwd: project, env: lineEnv })
+
+  step('the installed manifests: exports without the workspace-only condition, drizzle-orm a peer of core')
+  for (const name of Object.keys(dependencies)) {
+    const manifest = readFileSync(join(project, 'node_modules', name, 'package.json'), 'utf8')
+    if (manifest.includes('engram-source'))
+      throw new Error(`${name}: its installed package.json names the workspace-only engram-source condition`)
+  }
+  const coreManifest = JSON.parse(
+    readFileSync(join(project, 'node_modules/@engram/core/package.json'), 'utf8'),
+  ) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> }
+  if (!coreManifest.peerDependencies?.['drizzle-orm'] || coreManifest.dependencies?.['drizzle-orm'])
+    throw new Error('@engram/core: drizzle-orm must be a peer dependency, not a dependency')
+
+  // Core and the compressor together (restore, Chinese search, compress, persist the compression), and the
+  // compressor alone under module hooks that refuse drizzle-orm and every SQLite driver.
+  cpSync(join(ROOT, 'scripts/pack-fixtures'), project, { recursive: true })
+  step('core and the compressor: append, restore, search (Chinese too), compress, persist')
+  const app = JSON.parse((await sh(nodeBin, ['app.mjs'], { cwd: project, env: lineEnv })).stdout) as Record<
+    string,
+    unknown
+  >
+  const expected = {
+    restored: 25,
+    firstContent: '第0步：部署后端服务 and check module0',
+    english: 2,
+    chinese: 10,
+  }
+  for (const [key, value] of Object.entries({ ...expected, compressed: 'compressed', lineage: 2 })) {
+    if (app[key] !== value)
+      throw new Error(`app.mjs: ${key} is ${JSON.stringify(app[key])}, expected ${value}`)
+  }
+  if (!((app.childMessages as number) < 25))
+    throw new Error(`app.mjs: ${app.childMessages} messages after compression`)
+  step('@engram/compressor compresses with drizzle-orm and the SQLite drivers refused')
+  const pure = JSON.parse((await sh(nodeBin, ['pure.mjs'], { cwd: project, env: lineEnv })).stdout) as {
+    status: string
+    messages: number
+  }
+  if (pure.status !== 'compressed' || pure.messages >= 21)
+    throw new Error(`pure.mjs: ${JSON.stringify(pure)}, expected a compression to fewer than 21 messages`)
 
   step('a SQLite store and a PGlite store')
   writeFileSync(

@@ -1,4 +1,4 @@
-// Runs inside a temporary npm project that installed the packed @engram/core and @engram/compressor.
+// Runs inside the pack test's npm project (scripts/pack-test.ts), which installed the packed tarballs.
 import { compress, persistCompression } from '@engram/compressor'
 import { openStore } from '@engram/core'
 
