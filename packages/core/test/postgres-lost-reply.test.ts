@@ -2,6 +2,7 @@ import { createServer, type Server, Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pgAppend } from '../src/dialects/postgres/append.ts'
 import { postgresDialect } from '../src/dialects/postgres/index.ts'
+import type { Statement } from '../src/driver.ts'
 import { pgDriver } from '../src/drivers/pg.ts'
 import { CLAIM_TOKEN, newWriteToken, pruneTokensIfDue } from '../src/drivers/pg-write-tokens.ts'
 import { openStore, type Store } from '../src/index.ts'
@@ -124,7 +125,9 @@ describe('write tokens', () => {
       const rows = ['a', 'b', 'c'].map(
         (content) => encodeMessage({ role: 'user', content }, 1, postgresDialect.messageIndex).values,
       )
-      const { write, lookup } = pgAppend(s.id, columns, rows)
+      const { writes, lookup } = pgAppend(s.id, columns, rows)
+      expect(writes).toHaveLength(1)
+      const write = writes[0] as Statement
       const results = await Promise.all([driver.execute(write), driver.execute(write)])
       // One of the two wrote the rows; the other waited for it on the token and wrote nothing.
       const ids = results.flatMap((r) => r.rows.map((row) => row.id))
@@ -139,8 +142,22 @@ describe('write tokens', () => {
       expect((await store.getSession(s.id))?.messageCount).toBe(3)
       // An unknown session fails the foreign key (the store reports SESSION_NOT_FOUND); nothing written.
       const unknown = pgAppend('no-such-session', columns, rows)
-      await expect(driver.execute(unknown.write)).rejects.toMatchObject({ code: '23503' })
+      await expect(driver.execute(unknown.writes[0] as Statement)).rejects.toMatchObject({ code: '23503' })
       expect((await driver.execute(unknown.lookup)).rows).toEqual([])
+      // Past the row limit: one transaction of several statements, run again as a whole after a lost reply.
+      const many = Array.from(
+        { length: 2_500 },
+        (_, i) => encodeMessage({ role: 'user', content: `m${i}` }, 1, postgresDialect.messageIndex).values,
+      )
+      const long = pgAppend(s.id, columns, many)
+      expect(long.writes).toHaveLength(3)
+      const longIds = (await driver.batch(long.writes)).flatMap((r) => r.rows.map((row) => row.id))
+      expect(longIds).toHaveLength(2_500)
+      expect((await driver.batch(long.writes)).flatMap((r) => r.rows)).toEqual([])
+      expect((await driver.execute(long.lookup)).rows.map((row) => row.id)).toEqual(longIds)
+      const stored = await store.getStoredMessages(s.id)
+      expect(stored.slice(3).map((m) => m.content)).toEqual(many.map((_, i) => `m${i}`))
+      expect((await store.getSession(s.id))?.messageCount).toBe(2_503)
     } finally {
       await driver.close()
       await store.close()

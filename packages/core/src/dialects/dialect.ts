@@ -26,6 +26,8 @@ export interface DialectConnection {
   run<R = Row>(statement: Statement, action: string): Promise<QueryResult<R>>
   /** Runs one statement that is safe to run again as it is, retried like a write. */
   writeIdempotent<R = Row>(statement: Statement, action: string): Promise<QueryResult<R>>
+  /** Runs the statements as one transaction, retried as a whole while the database is busy. */
+  write(statements: readonly Statement[], action: string): Promise<QueryResult[]>
   /** Runs `work` so that a lock held elsewhere fails at once instead of waiting. */
   withoutWaiting<T>(work: () => Promise<T>): Promise<T>
   /** The connection's driver: whether its statements share one connection (temporary tables last). */
@@ -146,9 +148,9 @@ export interface Dialect {
   utcDay(column: SQLWrapper): SQL<string>
 
   /**
-   * One-statement appends: the ids of the messages written (in order; none when the session does not
-   * exist), or null on an engine whose appends are a transaction of one INSERT per message. At most
-   * `appendMaxRows` rows.
+   * Appends in as few statements as the engine takes (one up to its row limit, then one transaction of such
+   * statements): the ids of the messages written, in order; none when the session does not exist. Null on
+   * an engine whose appends are a transaction of one INSERT per message.
    */
   readonly appendRows:
     | ((
@@ -158,7 +160,6 @@ export interface Dialect {
         rows: SqlValue[][],
       ) => Promise<number[]>)
     | null
-  readonly appendMaxRows: number
 
   /**
    * The SQL of the text row `t` (a message or an episode) is indexed as: what snippets are made from

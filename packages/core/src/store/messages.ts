@@ -72,10 +72,10 @@ export async function appendMessages(
   if (messages.length === 0) return []
   const now = Date.now()
   const encoded = messages.map((input) => encodeMessage(input, now, ctx.dialect.messageIndex))
-  // an engine that appends in one statement (one round trip), up to its row limit; its rows carry their
-  // index texts (its messageIndex hands nothing after an INSERT)
-  const { appendRows, appendMaxRows } = ctx.dialect
-  if (appendRows !== null && encoded.length <= appendMaxRows) {
+  // an engine that appends many rows per statement (one round trip up to its row limit); its rows carry
+  // their index texts (its messageIndex hands nothing after an INSERT)
+  const { appendRows } = ctx.dialect
+  if (appendRows !== null) {
     const ids = await appendRows(
       ctx,
       id,

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Dialect } from '../dialect.ts'
-import { appendRows, PG_APPEND_MAX_ROWS } from './append.ts'
+import { appendRows } from './append.ts'
 import { graphItemSearch, graphMetadataMatch } from './graph.ts'
 import { keywordRows, rankedMessages } from './keyword-rows.ts'
 import { checkIntegrity } from './maintenance.ts'
@@ -22,7 +22,6 @@ export const postgresDialect: Dialect = {
   idPrefix: (column, prefix) => ({ sql: `starts_with(${column}, ?)`, param: prefix }),
   utcDay: (column) => sql<string>`to_char(to_timestamp(${column} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
   appendRows,
-  appendMaxRows: PG_APPEND_MAX_ROWS,
   // every row keeps its search text (null when the content itself is indexed): the vectors are computed from it
   indexedText: (kind) => `coalesce(t.search_text, ${kind === 'message' ? 't.content' : 't.summary'}, '')`,
   // the row carries its index text: PostgreSQL computes its search vectors from search_text itself

@@ -24,7 +24,6 @@ export const sqliteDialect: Dialect = {
   utcDay: (column) => sql<string>`strftime('%Y-%m-%d', ${column} / 1000, 'unixepoch')`,
   // a transaction of one prepared INSERT per message: in process, a statement costs no round trip
   appendRows: null,
-  appendMaxRows: 0,
   indexedText,
   messageIndex,
   rebuildSearchIndex,
