@@ -3,7 +3,7 @@ import { homedir, userInfo } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import type { EngramConfig } from '@engram/agent'
 import { countUnownedSessions, EngramError, type Store } from '@engram/core'
-import { parseScope } from '@engram/mcp'
+import { parseScope } from '@engram/mcp/config'
 
 type Env = Readonly<Record<string, string | undefined>>
 

@@ -7,7 +7,17 @@ import { dataFolder, engramBin, tempDir, withStore } from './helpers.ts'
 // Every case starts the built binary; the machine may be busy.
 
 const TRACE = fileURLToPath(new URL('./fixtures/trace-packages.mjs', import.meta.url))
-const HEAVY = ['openai', '@anthropic-ai/sdk', 'gpt-tokenizer', 'undici']
+// The vendor SDKs and the tokenizer load with a model; the MCP SDK (with ajv and zod-to-json-schema) with
+// `engram mcp` serving; hono with `engram ui`.
+const HEAVY = [
+  'openai',
+  '@anthropic-ai/sdk',
+  'gpt-tokenizer',
+  'undici',
+  '@modelcontextprotocol/sdk',
+  'ajv',
+  'hono',
+]
 
 /** Runs `engram args` and returns the packages it loaded modules from, with its exit code. */
 async function loadedBy(args: string[], env: Record<string, string> = {}, input = '') {
@@ -26,8 +36,14 @@ async function loadedBy(args: string[], env: Record<string, string> = {}, input 
 }
 
 describe('engram start-up', () => {
-  it('loads neither vendor SDK nor the tokenizer for commands that need no model', async () => {
-    for (const args of [['--help'], ['sessions', '--json'], ['search', 'deploy', '--json'], ['doctor']]) {
+  it('loads neither vendor SDK nor the tokenizer for commands that need no model, nor the MCP SDK or the web server for the others', async () => {
+    for (const args of [
+      ['--help'],
+      ['sessions', '--json'],
+      ['search', 'deploy', '--json'],
+      ['doctor'],
+      ['mcp', 'install', 'cursor'],
+    ]) {
       const { code, packages } = await loadedBy(args)
       expect([args, code]).toEqual([args, 0])
       expect(packages.has('commander')).toBe(true)

@@ -17,13 +17,12 @@ import { SessionEvents } from './http-events.ts'
 import { hostGuard, RateLimit } from './http-guard.ts'
 import type { Scope } from './scope.ts'
 import { createEngramMcp, type EngramMcp } from './server.ts'
+import { DEFAULT_RATE_LIMIT } from './settings.ts'
 
 /** The one path the server answers on. */
 export const MCP_PATH = '/mcp'
 /** The largest request body read (bytes); a larger one is answered 413 with a JSON-RPC error. */
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024
-/** Requests per minute per token unless configured. */
-export const DEFAULT_RATE_LIMIT = 600
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1'])
 

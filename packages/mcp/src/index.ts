@@ -1,11 +1,9 @@
 // The Engram MCP server: the store and memory files for any MCP client, scoped to one user.
 export { BUDGETS } from './budget.ts'
+export * from './config.ts'
 export type { McpStore } from './deps.ts'
-export { DEFAULT_RATE_LIMIT, MAX_REQUEST_BYTES, MCP_PATH, type RunHttpOptions, runHttp } from './http.ts'
-export { CLIENTS, type ClientName, type InstallOptions, installSnippet, mergeInto } from './install.ts'
+export { MAX_REQUEST_BYTES, MCP_PATH, type RunHttpOptions, runHttp } from './http.ts'
 export { MEMORY_URI } from './resources.ts'
-export { parseScope, type Scope, type ScopeReport, scopeKey } from './scope.ts'
 export { createEngramMcp, type EngramMcp, type EngramMcpOptions } from './server.ts'
-export { MCP_ENV, type McpSettings, type McpSettingsInput, resolveSettings } from './settings.ts'
 export { type RunStdioOptions, runStdio } from './stdio.ts'
 export { loggedSessionId } from './tools/session-log.ts'

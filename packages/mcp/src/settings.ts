@@ -16,6 +16,9 @@ export interface McpSettingsInput {
   sessionLog?: boolean | undefined
 }
 
+/** Requests per minute per token of the HTTP server unless configured. */
+export const DEFAULT_RATE_LIMIT = 600
+
 /** The environment variables the server reads. */
 export const MCP_ENV = {
   user: 'ENGRAM_MCP_USER',

@@ -1,5 +1,5 @@
 import { adoptSessions, listUnownedSessions, MAX_PAGE_LIMIT } from '@engram/core'
-import { parseScope } from '@engram/mcp'
+import { parseScope } from '@engram/mcp/config'
 import type { Command } from 'commander'
 import stringWidth from 'string-width'
 import { createContext } from '../context.ts'

@@ -1,6 +1,6 @@
 import { dirname, join, resolve } from 'node:path'
 import { type AccessToken, createAccessToken, listAccessTokens, revokeAccessToken } from '@engram/core'
-import { DEFAULT_RATE_LIMIT, parseScope, runHttp } from '@engram/mcp'
+import { DEFAULT_RATE_LIMIT, parseScope } from '@engram/mcp/config'
 import type { Command } from 'commander'
 import { type Context, createContext } from '../context.ts'
 import { UsageError, wholeOption } from '../errors.ts'
@@ -61,6 +61,7 @@ export async function serveHttp(ctx: Context<HttpOptions>): Promise<void> {
       `With --http the scope comes from each client's token, never from the command line: drop ${scoped.join(', ')} (make a token with \`engram mcp token create --user <id> [--project <id>] [--read-only]\`).`,
     )
   const config = ctx.config()
+  const { runHttp } = await import('@engram/mcp')
   await runHttp({
     storage: config.storage,
     memoryFiles: config.memoryFiles,

@@ -8,8 +8,7 @@ import {
   MCP_ENV,
   mergeInto,
   resolveSettings,
-  runStdio,
-} from '@engram/mcp'
+} from '@engram/mcp/config'
 import type { Command } from 'commander'
 import { createContext } from '../context.ts'
 import { UsageError } from '../errors.ts'
@@ -78,6 +77,8 @@ export function registerMcp(program: Command, io: Io): void {
       if (options.http) return serveHttp(ctx)
       const config = ctx.config()
       const { settings } = serverSettings(options, io, config, ctx.user)
+      // The server (and the MCP SDK under it) loads only for the command that serves.
+      const { runStdio } = await import('@engram/mcp')
       await runStdio({
         storage: config.storage,
         memoryFiles: {

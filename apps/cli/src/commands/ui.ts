@@ -7,7 +7,6 @@ import { UsageError } from '../errors.ts'
 import { unownedHint } from '../identity.ts'
 import { cliCommand } from '../invocation.ts'
 import type { Io } from '../output.ts'
-import { startUi } from '../ui/serve.ts'
 
 /** Opens the URL in the desktop's browser, if there is one; failing to is not an error. */
 function openBrowser(url: string): void {
@@ -56,6 +55,8 @@ export function registerUi(program: Command, io: Io): void {
       requireDatabase(url, io.cwd)
       const store = await openStore(config.storage)
       const memory = new MemoryFiles(config.memoryFiles)
+      // The web server (hono and the pages) loads only for this command.
+      const { startUi } = await import('../ui/serve.ts')
       const ui = await startUi({
         store,
         memory,
