@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pgliteDriver } from '../src/drivers/pglite.ts'
 import {
@@ -16,10 +16,11 @@ import {
   type Store,
   verifyAccessToken,
 } from '../src/index.ts'
+import { newPglite } from './pglite-template.ts'
 
 let pglite: PGlite
 beforeAll(async () => {
-  pglite = await PGlite.create()
+  pglite = await newPglite()
 })
 afterAll(() => pglite?.close())
 

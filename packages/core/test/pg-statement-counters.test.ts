@@ -1,11 +1,12 @@
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openStoreWithDriver } from '../src/open-store.ts'
+import { newPglite } from './pglite-template.ts'
 import { pgliteBefore } from './postgres-helpers.ts'
 
 let database: PGlite
 beforeAll(async () => {
-  database = await PGlite.create()
+  database = await newPglite()
 })
 afterAll(() => database?.close())
 

@@ -1,13 +1,14 @@
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll } from 'vitest'
 import { pgliteDriver } from '../src/drivers/pglite.ts'
 import { POSTGRES_CAPABILITIES, storeContract } from '../src/testing/index.ts'
+import { newPglite } from './pglite-template.ts'
 import { schemaOf } from './postgres-helpers.ts'
 
 // One PGlite for the whole file (it takes seconds to start): each database path is a schema in it.
 let database: PGlite
 beforeAll(async () => {
-  database = await PGlite.create()
+  database = await newPglite()
 })
 afterAll(() => database?.close())
 

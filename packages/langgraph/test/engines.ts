@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type DriverName, openStore, type Store, type StoreOptions } from '@engram/core'
+import { newPglite } from '../../core/test/pglite-template.ts'
 import { type PostgresServer, startPostgres } from '../../core/test/postgres-server.ts'
 
 /**
@@ -35,8 +36,12 @@ export function engineUnderTest(name: DriverName): EngineUnderTest {
       if (name === 'pglite') return { url: `pglite:${join(folder, database)}` }
       return { url: join(folder, `${database}.db`), driver: name }
     },
-    open(database = 'main') {
-      return openStore(engine.options(database))
+    async open(database = 'main') {
+      const options = engine.options(database)
+      // A new PGlite database starts from the data folder PGlite's initdb made once (pglite-template.ts).
+      const dir = name === 'pglite' ? join(folder, database) : undefined
+      if (dir !== undefined && !existsSync(dir)) await (await newPglite(dir)).close()
+      return openStore(options)
     },
     async stop() {
       server?.stop()
