@@ -8,9 +8,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { openStore, type StoredMessage } from '../src/index.ts'
+import { soakSessionId } from './processes/soak-ids.ts'
 import { type Child, exitWithin, killIfRunning, spawnScript, waitForLine } from './processes/spawn.ts'
-
-export const soakSessionId = (writer: number | string) => `soak-w${writer}`
 
 export interface SoakOptions {
   /** A fresh, empty folder for the database and the logs. */

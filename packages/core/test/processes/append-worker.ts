@@ -8,7 +8,7 @@
  * appendMessage (one transaction) at a time, to its own session and to the shared one. The last stdout
  * line is a JSON report; an append that throws is counted and the loop goes on.
  */
-import { type DriverName, openStore } from '../../src/index.ts'
+import { type DriverName, openStore } from '@engram/core'
 import { waitForGoFile } from './go-file.ts'
 
 export interface WorkerReport {

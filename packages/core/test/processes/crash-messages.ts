@@ -1,4 +1,4 @@
-import type { MessageInput, ToolCall } from '../../src/index.ts'
+import type { MessageInput, ToolCall } from '@engram/core'
 
 /**
  * The i-th message a crash-test writer appends in a given round: a deterministic mix of English, Chinese

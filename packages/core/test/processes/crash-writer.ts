@@ -7,7 +7,7 @@
  * (one committed transaction) at a time, and prints `<id> <i>` on stdout the moment each append resolves.
  * On Linux, writes to a pipe are synchronous, so a printed line means the append had resolved.
  */
-import { type DriverName, openStore } from '../../src/index.ts'
+import { type DriverName, openStore } from '@engram/core'
 import { crashMessage } from './crash-messages.ts'
 
 const [path, driver, sessionId, roundArg] = process.argv.slice(2)

@@ -4,7 +4,7 @@
  *
  *   node --import tsx faults-readonly-store.ts <db path> <session id> <search word>
  */
-import { EngramError, openStore } from '../../src/index.ts'
+import { EngramError, openStore } from '@engram/core'
 
 const [path, sessionId, word] = process.argv.slice(2)
 if (!path || !sessionId || !word) {

@@ -2,7 +2,7 @@
 // if a driver is named, after opening a store with it.
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openStore } from '../../src/index.ts'
+import { openStore } from '@engram/core'
 
 const loaded = () =>
   (process.report.getReport() as { sharedObjects: string[] }).sharedObjects.filter((lib) =>

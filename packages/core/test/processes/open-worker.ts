@@ -4,7 +4,7 @@
  *
  *   tsx open-worker.ts <db path> <go file> [driver]
  */
-import { type DriverName, openStore } from '../../src/index.ts'
+import { type DriverName, openStore } from '@engram/core'
 import { waitForGoFile } from './go-file.ts'
 
 const [path, goFile, driverArg] = process.argv.slice(2)

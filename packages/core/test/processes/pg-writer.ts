@@ -8,7 +8,7 @@
  * store retries through a server restart (and opening it waits for one); an append that still fails prints
  * `FAILED` and exits 1.
  */
-import { type EngramError, openStore, type Store } from '../../src/index.ts'
+import { type EngramError, openStore, type Store } from '@engram/core'
 
 const [url, schema, writer, from, to, own, shared] = process.argv.slice(2)
 if (!url || !schema || !writer || !from || !to || !own || !shared) {

@@ -6,7 +6,7 @@
  *   node --import tsx soak-pruner.ts <db path> <stop file>
  */
 import { existsSync } from 'node:fs'
-import { openStore } from '../../src/index.ts'
+import { openStore } from '@engram/core'
 
 const [path, stopFile] = process.argv.slice(2)
 if (!path || !stopFile) {

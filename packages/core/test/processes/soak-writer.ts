@@ -10,8 +10,8 @@
  * `<ack file>.errors`.
  */
 import { appendFileSync, existsSync } from 'node:fs'
-import { EngramError, type MessageInput, openStore } from '../../src/index.ts'
-import { soakSessionId } from '../soak-harness.ts'
+import { EngramError, type MessageInput, openStore } from '@engram/core'
+import { soakSessionId } from './soak-ids.ts'
 
 const [path, indexArg, ackFile, stopFile] = process.argv.slice(2)
 if (!path || !indexArg || !ackFile || !stopFile) {
