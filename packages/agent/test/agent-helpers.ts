@@ -96,10 +96,11 @@ export function toolPairingProblems(messages: readonly ChatMessage[]): string[] 
 }
 
 /**
- * Runs `processes/<script>` in a node process with tsx loaded (so a SIGKILL reaches the real worker), with
- * the `engram-source` condition so the workspace packages resolve to their sources, as under vitest.
+ * Runs `processes/<script>` in a node process with tsx loaded (so a SIGKILL reaches the real worker). The
+ * scripts import the packages as a user's program does: their build, which vitest makes before the tests
+ * (vitest.build.ts), loaded by Node without transpiling the sources again in every process.
  */
 export function spawnAgentScript(script: string, args: string[]): Child {
   const path = fileURLToPath(new URL(`./processes/${script}`, import.meta.url))
-  return spawnProcess(process.execPath, ['--conditions=engram-source', '--import', TSX_LOADER, path, ...args])
+  return spawnProcess(process.execPath, ['--import', TSX_LOADER, path, ...args])
 }

@@ -1,9 +1,10 @@
 // An agent whose tool never returns, so the parent can SIGKILL it between a tool call and its result:
 //   agent-crash-child.ts <db path> <MEMORY.md> <USER.md> <OpenAI-compatible base URL>
 // Prints `TOOL_STARTED <session id>` once the model's tool call is persisted and the tool is running.
+
+import { createAgent, createOpenAIProvider, defineTool, MemoryFiles } from '@engram/agent'
 import { openStore } from '@engram/core'
 import { z } from 'zod'
-import { createAgent, createOpenAIProvider, defineTool, MemoryFiles } from '../../src/index.ts'
 import { agentConfig } from '../agent-helpers.ts'
 
 const [dbPath, memoryPath, userPath, baseUrl] = process.argv.slice(2) as [string, string, string, string]

@@ -1,8 +1,9 @@
 // Runs an agent with the offline model for a few user turns, one process per call, then exits:
 //   agent-turns.ts <db path> <MEMORY.md> <USER.md> <json {resume?: string, turns: string[]}>
 // Prints `SESSION <id>` and one `ANSWER <json>` line per turn.
+
+import { createAgent, createOfflineModel, MemoryFiles } from '@engram/agent'
 import { openStore } from '@engram/core'
-import { createAgent, createOfflineModel, MemoryFiles } from '../../src/index.ts'
 import { agentConfig } from '../agent-helpers.ts'
 
 const [dbPath, memoryPath, userPath, json] = process.argv.slice(2) as [string, string, string, string]

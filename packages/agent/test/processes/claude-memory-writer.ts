@@ -4,9 +4,9 @@
 // `full <text>` when the cap refused it) after each write resolved.
 // Usage: claude-memory-writer.ts <db path> <memory folder> <worker> <rounds> <memory cap>
 import { join } from 'node:path'
+import { MemoryFiles, MemoryRefusal } from '@engram/agent'
+import { createClaudeMemoryHandlers, MemoryToolError } from '@engram/agent/claude-memory'
 import { openStore } from '@engram/core'
-import { createClaudeMemoryHandlers, MemoryToolError } from '../../src/claude-memory/index.ts'
-import { MemoryFiles, MemoryRefusal } from '../../src/index.ts'
 
 const [dbPath = '', folder = '', worker = '0', rounds = '10', cap = '2200'] = process.argv.slice(2)
 const store = await openStore({ url: dbPath })

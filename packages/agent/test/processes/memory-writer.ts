@@ -1,7 +1,7 @@
 // A child process that adds entries to one memory file as fast as it can and prints `ack <entry>` after
 // each write resolved (`full <entry>` when the cap refused it). Usage: memory-writer.ts <dir> <limit> <worker> <count>
 import { join } from 'node:path'
-import { MemoryFiles, MemoryRefusal } from '../../src/index.ts'
+import { MemoryFiles, MemoryRefusal } from '@engram/agent'
 
 const [dir = '', limit = '2200', worker = '0', count = '40'] = process.argv.slice(2)
 const memory = new MemoryFiles({
