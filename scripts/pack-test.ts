@@ -190,8 +190,10 @@ try {
     firstContent: '第0步：部署后端服务 and check module0',
     english: 2,
     chinese: 10,
+    compressed: 'compressed',
+    lineage: 2,
   }
-  for (const [key, value] of Object.entries({ ...expected, compressed: 'compressed', lineage: 2 })) {
+  for (const [key, value] of Object.entries(expected)) {
     if (app[key] !== value)
       throw new Error(`app.mjs: ${key} is ${JSON.stringify(app[key])}, expected ${value}`)
   }
