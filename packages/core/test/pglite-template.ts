@@ -8,7 +8,7 @@ import { PGlite, type PGliteOptions } from '@electric-sql/pglite'
  * A new PGlite database for a test, loaded from a data folder that PGlite's own initdb made once on this
  * machine (a tarball from `dumpDataDir`, kept in the temp folder per PGlite build), through PGlite's
  * documented `loadDataDir`. The database is real and empty, exactly as `PGlite.create()` makes it; only
- * initdb, 3-4 s of CPU on a quiet machine and 12 s on a loaded one,, is not run again for every test file.
+ * initdb, 3-4 s of CPU on a quiet machine and 12 s on a loaded one, is not run again for every test file.
  * The store's migrations still run on it as on any new database.
  */
 // Per PGlite build: the resolved module's path names its version (pnpm's store) or its installation.
@@ -37,7 +37,8 @@ export async function newPglite(dataDir?: string, options: PGliteOptions = {}): 
   try {
     return await PGlite.create(dataDir, { ...options, loadDataDir })
   } catch (error) {
-    // A template another PGlite build left or a damaged file: made again once.
+    // A template another PGlite build left, or a damaged file: made again once (if that fails too, the
+    // first error stands).
     rmSync(TEMPLATE, { force: true })
     if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
     return PGlite.create(dataDir, { ...options, loadDataDir: await template() }).catch(() => {
