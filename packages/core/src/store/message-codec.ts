@@ -163,11 +163,13 @@ export interface MessageRow {
 }
 
 /**
- * A JSON array column of a stored message. The store writes only arrays there; text another tool wrote that
- * is not one fails the read with the message's id and how to repair the row (the text is not quoted: tool
- * arguments can hold secrets).
+ * A JSON array column of a stored message: null when the column is NULL. The store writes only arrays
+ * there; text another tool wrote that is not one fails the read with the message's id and how to repair the
+ * row (the text is not quoted: tool arguments can hold secrets).
  */
-function storedArray(row: MessageRow, column: 'content_parts' | 'tool_calls', json: string): unknown[] {
+function storedArray(row: MessageRow, column: 'content_parts' | 'tool_calls'): unknown[] | null {
+  const json = row[column]
+  if (json === null) return null
   let parsed: unknown
   try {
     parsed = JSON.parse(json)
@@ -182,15 +184,10 @@ function storedArray(row: MessageRow, column: 'content_parts' | 'tool_calls', js
 }
 
 export function decodeMessage(row: MessageRow): ChatMessage {
-  const message: Record<string, unknown> = {
-    role: row.role,
-    content:
-      row.content_parts === null
-        ? row.content
-        : (storedArray(row, 'content_parts', row.content_parts) as ContentPart[]),
-  }
-  if (row.tool_calls !== null)
-    message.tool_calls = storedArray(row, 'tool_calls', row.tool_calls) as ToolCall[]
+  const parts = storedArray(row, 'content_parts') as ContentPart[] | null
+  const message: Record<string, unknown> = { role: row.role, content: parts ?? row.content }
+  const calls = storedArray(row, 'tool_calls') as ToolCall[] | null
+  if (calls !== null) message.tool_calls = calls
   if (row.tool_call_id !== null) message.tool_call_id = row.tool_call_id
   if (row.name !== null) message.name = row.name
   return message as unknown as ChatMessage
