@@ -178,13 +178,6 @@ export interface Dialect {
    */
   rebuildSearchIndex(updates: readonly Statement[], handed: readonly HandedIndexText[]): Statement[]
 
-  /**
-   * Index upkeep a store on a local file runs before it closes, as one write that never waits for a lock:
-   * work in proportion to `indexedChars`, the characters of text the store gave the search index, so
-   * that it stays linear in what is written. None where the engine keeps its index in shape itself.
-   */
-  compactIndex(indexedChars: number): Statement[]
-
   /** Checks the database and its search index; reports, never throws. */
   checkIntegrity(db: DialectConnection): Promise<IntegrityReport>
 

@@ -17,8 +17,6 @@ const closedError = () =>
  */
 export class StoreContext {
   private writesSinceCheckpoint = 0
-  /** Characters of text this store gave the search index: what close() compacts it in proportion to. */
-  private indexedChars = 0
   private closing: Promise<void> | null = null
   // A count, not a set of promises: an operation costs one increment instead of a set entry (≈ 4% of W1).
   private inFlight = 0
@@ -144,15 +142,7 @@ export class StoreContext {
     await this.withoutWaiting(() => this.driver.execute(statement)).catch(() => undefined)
   }
 
-  /** Counts text given to the search index (see shutDown). */
-  indexed(chars: number): void {
-    this.indexedChars += chars
-  }
-
-  /**
-   * Waits for the operations in flight, then compacts the search index, checkpoints and closes; operations
-   * after this are refused.
-   */
+  /** Waits for the operations in flight, then checkpoints and closes; operations after this are refused. */
   close(): Promise<void> {
     this.closing ??= this.shutDown()
     return this.closing
@@ -162,13 +152,6 @@ export class StoreContext {
     // Operations are refused once closing, so the count only falls from here.
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve))
     if (this.driver.capabilities.localFile) {
-      // Best effort, never waiting: with the write lock held elsewhere, or a read-only file, the index stays
-      // as it is for the next store's close.
-      if (this.indexedChars > 0) {
-        const statements = this.dialect.compactIndex(this.indexedChars)
-        if (statements.length > 0)
-          await this.writeUnlessLocked(statements, 'Compacting the search index').catch(() => false)
-      }
       // Best effort: another process may be reading, and then the WAL simply stays for the next checkpoint.
       await this.driver.execute({ sql: 'PRAGMA wal_checkpoint(TRUNCATE)' }).catch(() => undefined)
     }

@@ -12,7 +12,6 @@ import type {
   ToolCall,
 } from '../types.ts'
 import { isWellFormed } from '../validation.ts'
-import type { StoreContext } from './context.ts'
 
 const ROLES: ReadonlySet<string> = new Set<Role>(['system', 'user', 'assistant', 'tool'])
 
@@ -30,8 +29,6 @@ export interface EncodedMessage {
   timestamp: number
   tokenCount: number | null
   retrieval: boolean
-  /** Characters of text the message gives the search index (its index text, else its content). */
-  indexedChars: number
 }
 
 const invalid = (message: string) => new EngramError('INVALID_MESSAGE', message)
@@ -148,26 +145,11 @@ export function encodeMessage(input: MessageInput, now: number, indexing: Messag
       input.retrieval ? 1 : null,
     ],
     afterInsert: indexing.afterInsert(searchColumn, searchText),
-    indexedChars: (searchText ?? text ?? '').length,
     message: message as unknown as ChatMessage,
     timestamp,
     tokenCount,
     retrieval: input.retrieval === true,
   }
-}
-
-/**
- * Encodes messages for the store of `ctx` with its engine's indexing, and counts the text they give the
- * search index (StoreContext.indexed: what close() compacts the index in proportion to).
- */
-export function encodeForStore(
-  ctx: Pick<StoreContext, 'dialect' | 'indexed'>,
-  inputs: readonly MessageInput[],
-  now: number,
-): EncodedMessage[] {
-  const encoded = inputs.map((input) => encodeMessage(input, now, ctx.dialect.messageIndex))
-  ctx.indexed(encoded.reduce((chars, e) => chars + e.indexedChars, 0))
-  return encoded
 }
 
 export interface MessageRow {

@@ -22,7 +22,7 @@ import {
   decodeMessage,
   decodeStoredMessage,
   type EncodedMessage,
-  encodeForStore,
+  encodeMessage,
   MESSAGE_COLUMNS,
   type MessageRow,
   PLAIN_MESSAGE_COLUMNS,
@@ -71,7 +71,7 @@ export async function appendMessages(
     throw new EngramError('INVALID_ARGUMENT', 'appendMessages takes an array of messages.')
   if (messages.length === 0) return []
   const now = Date.now()
-  const encoded = encodeForStore(ctx, messages, now)
+  const encoded = messages.map((input) => encodeMessage(input, now, ctx.dialect.messageIndex))
   // an engine that appends many rows per statement (one round trip up to its row limit); its rows carry
   // their index texts (its messageIndex hands nothing after an INSERT)
   const { appendRows } = ctx.dialect
@@ -108,7 +108,7 @@ export async function appendMessagesOnce(
   const refs = messages.map((m, i) => args.checkMessageRef((m as { ref?: unknown } | null)?.ref, i))
   if (messages.length === 0) return { stored: [], existing: [] }
   const now = Date.now()
-  const encoded = encodeForStore(ctx, messages, now)
+  const encoded = messages.map((input) => encodeMessage(input, now, ctx.dialect.messageIndex))
   const { statements, at } = withAfterInserts(encoded, (e, i) => ({
     sql: INSERT_REF_MESSAGE,
     params: [id, refs[i] as string, ...e.values, id],
@@ -184,7 +184,9 @@ export async function continueSession(
   const { endReason, messages, episode: episodeInput } = parse(args.continueSession, input, action)
   const childId = randomUUID()
   const now = Date.now()
-  const encoded = encodeForStore(ctx, messages as MessageInput[], now)
+  const encoded = messages.map((message) =>
+    encodeMessage(message as MessageInput, now, ctx.dialect.messageIndex),
+  )
   const episode = episodeInput ? insertEpisode({ ...episodeInput, sessionId: parent }) : null
   const inserts = withAfterInserts(encoded, (e) => insertMessage(e, childId))
   const results = await ctx.write(

@@ -5,7 +5,7 @@ import type { ImportSessionInput, ImportSessionResult, MessageInput, Session } f
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
-import { encodeForStore, MESSAGE_COLUMNS, withAfterInserts } from './message-codec.ts'
+import { encodeMessage, MESSAGE_COLUMNS, withAfterInserts } from './message-codec.ts'
 import { getSession, PARENT_OF_SAME_USER, parentOfSameUser } from './sessions.ts'
 import { modelCallStatement } from './usage.ts'
 
@@ -60,7 +60,9 @@ export async function importSession(
   const existing = await getSession(ctx, session.id)
   if (existing) return { created: false, session: existing, messages: 0 }
   const now = Date.now()
-  const encoded = encodeForStore(ctx, messages as MessageInput[], now)
+  const encoded = messages.map((message) =>
+    encodeMessage(message as MessageInput, now, ctx.dialect.messageIndex),
+  )
   const refs = messageRefs(messages)
   const calls =
     modelCalls ?? usage.map((group) => ({ ...group, latencyMs: null, createdAt: session.startedAt }))

@@ -1567,47 +1567,6 @@ export function storeSuite(h: Harness): void {
         }
       }).length
 
-    it.skipIf(file)(
-      'merges the search index toward one segment in proportion to the text it wrote, hits unchanged (sqliteFile)',
-      async () => {
-        const path = h.path()
-        const segments = () => {
-          const db = raw(path)
-          try {
-            return db.prepare('SELECT count(DISTINCT segid) FROM messages_fts_idx').pluck().get() as number
-          } finally {
-            db.close()
-          }
-        }
-        const hits = async (store: Store, query: string) =>
-          (await store.search(query, { limit: 100 })).map((hit) => [hit.messageId, hit.snippet])
-        const text = (i: number) =>
-          `rollout ${i} ${Array.from({ length: 400 }, (_, j) => `w${(i * 31 + j * 7) % 1999}`).join(' ')}`
-        const writer = await open(path)
-        const s = await writer.createSession({ source: 'cli' })
-        // one transaction per append, so one segment each, merged by FTS5 in levels of four as they pile up
-        for (let i = 0; i < 60; i++) await writer.appendMessage(s.id, { role: 'user', content: text(i) })
-        const many = segments()
-        expect(many).toBeGreaterThan(4)
-        const before = await hits(writer, 'rollout w5')
-        expect(before.length).toBeGreaterThan(5)
-        await writer.close()
-        // its text (about 100,000 characters) pays for merging the whole index
-        expect(segments()).toBe(1)
-
-        // A short message added to that index pays for a page or so: the merge moves on, unfinished.
-        const adder = await open(path)
-        expect(await hits(adder, 'rollout w5')).toEqual(before)
-        await adder.appendMessage(s.id, { role: 'user', content: 'rollout w5 once more' })
-        await adder.close()
-        expect(segments()).toBeGreaterThan(1)
-        const reader = await open(path)
-        expect((await hits(reader, 'rollout w5')).length).toBe(before.length + 1)
-        expect((await reader.checkIntegrity()).ok).toBe(true)
-        await reader.close()
-      },
-    )
-
     it.skipIf(file || !existsSync('/proc/self/fd'))(
       'releases every file handle and removes the -wal and -shm files, 50 times over (sqliteFile)',
       async () => {

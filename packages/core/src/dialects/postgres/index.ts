@@ -27,8 +27,6 @@ export const postgresDialect: Dialect = {
   // the row carries its index text: PostgreSQL computes its search vectors from search_text itself
   messageIndex: { column: (searchText) => searchText, afterInsert: () => [] },
   rebuildSearchIndex: (updates) => [...updates],
-  // GIN merges its pending list itself (autovacuum, gin_pending_list_limit)
-  compactIndex: () => [],
   checkIntegrity,
   graphMetadataMatch,
   graphItemSearch,

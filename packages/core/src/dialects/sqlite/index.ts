@@ -3,7 +3,7 @@ import type { Dialect } from '../dialect.ts'
 import { graphItemSearch, graphMetadataMatch } from './graph.ts'
 import { hitQuery } from './hits.ts'
 import { indexedText } from './indexed-text.ts'
-import { checkIntegrity, compactIndex, messageIndex, rebuildSearchIndex } from './maintenance.ts'
+import { checkIntegrity, messageIndex, rebuildSearchIndex } from './maintenance.ts'
 import { prepareSqlite } from './prepare.ts'
 import { isSpeaker, keywordRows, rankedMessages } from './search.ts'
 
@@ -27,7 +27,6 @@ export const sqliteDialect: Dialect = {
   indexedText,
   messageIndex,
   rebuildSearchIndex,
-  compactIndex,
   checkIntegrity,
   graphMetadataMatch,
   graphItemSearch,

@@ -24,28 +24,6 @@ export const messageIndex: MessageIndexing = {
       : [],
 }
 
-/**
- * Characters of text per page of merging the store may do before it closes. An FTS5 page holds the
- * entries of about 7,500 characters (the reference bench's 100,000 messages: 67 M characters, 8,810
- * pages), so a store merges at most about 2.5 times the pages its own text added.
- */
-const CHARS_PER_MERGED_PAGE = 3000
-
-/**
- * FTS5 writes a segment per transaction and merges them by levels of four, so an index written by many
- * transactions is read from a dozen segments or more, each sought for every term (the bench's 100,000
- * messages: 14 segments; searches took a third less time on one). An incremental merge toward one
- * segment ('merge' with a negative page count takes every level), of a size in proportion to the text
- * this store indexed: a store that wrote the index whole leaves it in one segment, and one that added a
- * few messages to a large index moves its merge a few pages on, for the next close to continue.
- */
-export const compactIndex = (indexedChars: number) => [
-  {
-    sql: "INSERT INTO messages_fts(messages_fts, rank) VALUES ('merge', ?)",
-    params: [-Math.ceil(indexedChars / CHARS_PER_MERGED_PAGE)],
-  },
-]
-
 /** Rows per INSERT of handed index texts in a rebuild (4 parameters each). */
 const REBUILD_ROWS = 200
 /** The handed index texts of a rebuild, with the columns they were computed from, for its transaction. */
