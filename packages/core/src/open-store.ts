@@ -3,13 +3,15 @@ import { dialectOf } from './dialects/index.ts'
 import type { StorageDriver } from './driver.ts'
 import { toEngramError } from './errors.ts'
 import { StoreContext } from './store/context.ts'
+import { finishPendingTasks } from './store/maintenance.ts'
 import { Store } from './store/store.ts'
 import { type ResolvedStoreSettings, resolveStoreSettings, type StoreOptions } from './store-options.ts'
 import type { SchemaMigrations } from './types.ts'
 
 /**
  * Opens (creating if needed) a session store: connects with the driver the url calls for, applies the
- * pragmas, checks FTS5 and runs pending migrations.
+ * pragmas, checks FTS5, runs pending migrations and finishes what they leave to the store (reindexing a
+ * database written by an older version: once, in one transaction).
  */
 export async function openStore(options: StoreOptions = {}): Promise<Store> {
   const settings = resolveStoreSettings(options)
@@ -36,8 +38,15 @@ async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Pro
     await driver.close().catch(() => undefined)
     throw toEngramError(error, 'Opening the store')
   }
-  return new Store(
-    new StoreContext(dialect.storeDriver(driver), dialect, settings.retry, settings.busyTimeout),
-    migrations,
-  )
+  const ctx = new StoreContext(dialect.storeDriver(driver), dialect, settings.retry, settings.busyTimeout)
+  // what the migrations left to the store (a read-only store reads the index as it is until a writer opens)
+  if (settings.readOnly !== true) {
+    try {
+      await finishPendingTasks(ctx)
+    } catch (error) {
+      await driver.close().catch(() => undefined)
+      throw toEngramError(error, 'Reindexing the database after its upgrade')
+    }
+  }
+  return new Store(ctx, migrations)
 }

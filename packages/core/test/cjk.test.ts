@@ -24,21 +24,22 @@ describe('toIndexText', () => {
     expect(toIndexText(`后${M}端`)).toBeNull()
   })
 
-  it('makes every CJK character its own token with the fewest marks', () => {
-    expect(toIndexText('做后端')).toBe(`做${M}后${M}端`)
-    expect(toIndexText('FastAPI 做后端')).toBe(`FastAPI 做${M}后${M}端`)
-    expect(toIndexText('Agent通信')).toBe(`Agent${M}通${M}信`)
-    expect(toIndexText('100%完成')).toBe(`100%完${M}成`)
-    expect(toIndexText('后端，完成。')).toBe(`后${M}端，完${M}成。`)
-    expect(toIndexText('데이터베이스를')).toBe(['데', '이', '터', '베', '이', '스', '를'].join(M))
-    expect(toIndexText('カタカナー')).toBe(['カ', 'タ', 'カ', 'ナ', 'ー'].join(M))
-    expect(toIndexText('ｶﾀｶﾅｰ')).toBe(['ｶ', 'ﾀ', 'ｶ', 'ﾅ', 'ｰ'].join(M))
-    expect(toIndexText('𠮷野家')).toBe(`𠮷${M}野${M}家`)
-    expect(toIndexText('漢字かな')).toBe(['漢', '字', 'か', 'な'].join(M))
+  it('makes every CJK run its overlapping pairs and its last character, with the fewest marks', () => {
+    expect(toIndexText('做后端')).toBe(`做后${M}后端${M}端`)
+    expect(toIndexText('FastAPI 做后端')).toBe(`FastAPI 做后${M}后端${M}端`)
+    expect(toIndexText('Agent通信')).toBe(`Agent${M}通信${M}信`)
+    expect(toIndexText('100%完成')).toBe(`100%完成${M}成`)
+    expect(toIndexText('后端，完成。')).toBe(`后端${M}端，完成${M}成。`)
+    expect(toIndexText('哈哈哈')).toBe(`哈哈${M}哈哈${M}哈`)
+    expect(toIndexText('데이터')).toBe(['데이', '이터', '터'].join(M))
+    expect(toIndexText('カタカナー')).toBe(['カタ', 'タカ', 'カナ', 'ナー', 'ー'].join(M))
+    expect(toIndexText('ｶﾀｰ')).toBe(['ｶﾀ', 'ﾀｰ', 'ｰ'].join(M))
+    expect(toIndexText('𠮷野家')).toBe(`𠮷野${M}野家${M}家`)
+    expect(toIndexText('漢字かな')).toBe(['漢字', '字か', 'かな', 'な'].join(M))
     // an emoji newer than SQLite's Unicode tables is a token character for unicode61
-    expect(toIndexText('完成🤖')).toBe(`完${M}成${M}🤖`)
+    expect(toIndexText('完成🤖')).toBe(`完成${M}成${M}🤖`)
     // U+1F44D predates them: a separator, no mark
-    expect(toIndexText('完成👍')).toBe(`完${M}成👍`)
+    expect(toIndexText('完成👍')).toBe(`完成${M}成👍`)
   })
 
   it('never throws, also on lone surrogates', () => {
@@ -85,15 +86,15 @@ describe('toIndexText', () => {
     expect(hasCjk('한')).toBe(true)
   })
 
-  it('stripIndexMarks removes marks from FTS5 snippets', () => {
-    const db = ftsDb()
-    db.prepare('INSERT INTO t(rowid, body) VALUES (1, ?)').run(toIndexText('我们用FastAPI做后端开发'))
-    const row = db
-      .prepare("SELECT snippet(t, 0, '[', ']', '…', 16) AS s FROM t WHERE t MATCH ?")
-      .get('"后 端"') as { s: string }
-    expect(row.s).toContain(M)
-    expect(row.s).toBe(`我${M}们${M}用${M}FastAPI${M}做${M}[后${M}端]${M}开${M}发`)
-    expect(stripIndexMarks(row.s)).toBe('我们用FastAPI做[后端]开发')
+  it('stripIndexMarks reads an index text, or a cut piece of one, as its text', () => {
+    const text = '我们用FastAPI做后端开发，哈哈哈。'
+    const indexed = toIndexText(text) as string
+    expect(stripIndexMarks(indexed)).toBe(text)
+    // an excerpt is the first characters of a row's index text: cut anywhere, it reads as a start of the text
+    for (let end = 0; end <= indexed.length; end++) {
+      expect(text.startsWith(stripIndexMarks(indexed.slice(0, end))), indexed.slice(0, end)).toBe(true)
+    }
+    expect(stripIndexMarks('no marks here')).toBe('no marks here')
   })
 
   it('is linear in the text, mixed CJK and ASCII alike', () => {
@@ -182,18 +183,31 @@ describe('index text in a real FTS5 table', () => {
   })
   afterAll(() => db.close())
 
-  it('a phrase of single characters matches exactly the verbatim substring', () => {
-    expect(find('"后 端"')).toEqual([1, 3])
-    expect(find('后')).toEqual([1, 2, 3])
-    expect(find('"做 后 端"')).toEqual([1])
-    expect(find('"端 后"')).toEqual([])
-    expect(find('"데 이 터"')).toEqual([4])
-    expect(find('"カ タ カ ナ"')).toEqual([5])
-    expect(find('"通 信"')).toEqual([7])
+  it('a phrase of pairs matches exactly the verbatim substring; one character matches as a prefix', () => {
+    expect(find('"后端"')).toEqual([1, 3])
+    expect(find('"后" *')).toEqual([1, 2, 3])
+    expect(find('"做后 后端"')).toEqual([1])
+    expect(find('"端后"')).toEqual([])
+    expect(find('"데이 이터"')).toEqual([4])
+    expect(find('"カタ タカ カナ"')).toEqual([5])
+    expect(find('"通信"')).toEqual([7])
+    expect(find('"agent 通信"')).toEqual([7])
     expect(find('agent')).toEqual([7])
-    expect(find('"完 成"')).toEqual([8])
+    expect(find('"完成"')).toEqual([8])
     expect(find('100')).toEqual([8])
     expect(find('fastapi')).toEqual([1])
+    // the query side builds the same (index-phrase.ts)
+    for (const [query, ids] of [
+      ['后端', [1, 3]],
+      ['后', [1, 2, 3]],
+      ['端', [1, 3]],
+      ['做后端', [1]],
+      ['Agent通信', [7]],
+      ['FastAPI做', [1]],
+      ['用FastAPI', [1]],
+    ] as const) {
+      expect(find(toMatchQuery(query, { mode: 'all' }) as string), query).toEqual(ids)
+    }
   })
 
   it('porter still stems English', () => {
@@ -201,12 +215,12 @@ describe('index text in a real FTS5 table', () => {
     expect(find('deploy')).toEqual([6])
   })
 
-  it('each CJK character is its own token', () => {
+  it('a CJK run is its pairs and its last character, as many tokens as characters', () => {
     db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS vr USING fts5vocab(t, 'instance')")
     const terms = (
       db.prepare('SELECT term FROM vr WHERE doc = 1 ORDER BY offset').all() as { term: string }[]
     ).map((r) => r.term)
-    expect(terms).toEqual(['我', '用', 'fastapi', '做', '后', '端'])
+    expect(terms).toEqual(['我用', '用', 'fastapi', '做后', '后端', '端'])
   })
 
   it('property: every substring of a random CJK text finds its row (100% verbatim recall)', () => {
@@ -241,6 +255,34 @@ describe('index text in a real FTS5 table', () => {
       }),
       { numRuns: 1000 },
     )
+    mem.close()
+  })
+
+  it('property: a CJK word finds a text exactly when the text holds it verbatim', () => {
+    // few characters, so that words often occur, and often occur only across a separator or out of order
+    const chars = [...'数据迁移库后端的']
+    const text = fc
+      .array(fc.constantFrom(...chars, ' ', '，', 'a'), { minLength: 1, maxLength: 24 })
+      .map((a) => a.join(''))
+    const word = fc.array(fc.constantFrom(...chars), { minLength: 1, maxLength: 4 }).map((a) => a.join(''))
+    const mem = ftsDb()
+    const ins = mem.prepare('INSERT INTO t(rowid, body) VALUES (1, ?)')
+    const query = mem.prepare('SELECT rowid FROM t WHERE t MATCH ?')
+    let found = 0
+    fc.assert(
+      fc.property(text, word, (s, w) => {
+        mem.exec('DELETE FROM t')
+        ins.run(toIndexText(s) ?? s)
+        // the verbatim term alone (mode all: the primary terms), not its helper parts
+        const hit = query.all(toMatchQuery(w, { mode: 'all' }) as string).length > 0
+        expect(hit, `${w} in ${s}`).toBe(s.includes(w))
+        if (hit) found++
+      }),
+      { numRuns: 1000 },
+    )
+    // worth something only if both answers were common
+    expect(found).toBeGreaterThan(100)
+    expect(found).toBeLessThan(900)
     mem.close()
   })
 })

@@ -58,9 +58,10 @@ const TERM_FIELDS = ['cjk', 'kind', 'phrase', 'prefix', 'primary', 'stop', 'text
 
 describe('toMatchQuery output', () => {
   it.each([
-    ['做后端', '"做 后 端"'],
-    ['FastAPI 做后端', '"FastAPI" OR "做 后 端"'],
-    ['后', '"后"'],
+    ['做后端', '"做后 后端"'],
+    ['FastAPI 做后端', '"FastAPI" OR "做后 后端"'],
+    // one CJK character: the pairs it starts and a run's last character
+    ['后', '"后" *'],
     ['chat-send', '"chat-send"'],
     ['P2.2', '"P2.2"'],
     ['my-app.config.ts', '"my-app.config.ts"'],
@@ -76,7 +77,7 @@ describe('toMatchQuery output', () => {
     ['"quoted phrase" deploy', '"quoted phrase" OR "deploy"'],
     ['say "hello ""world', '"hello" OR "world"'],
     ['the', '"the"'],
-    ['的', '"的"'],
+    ['的', '"的" *'],
     ['what did we decide about the database migration?', '"decide" OR "database" OR "migration"'],
   ])('%s → %s', (input, expected) => {
     expect(toMatchQuery(input)).toBe(expected)
@@ -89,12 +90,16 @@ describe('toMatchQuery output', () => {
     },
   )
 
-  it('CJK runs: verbatim phrase first, then parts between stop-words', () => {
+  it('CJK runs as pairs: verbatim phrase first, then parts between stop-words', () => {
     expect(toMatchQuery('我们上次决定用什么数据库')).toBe(
-      '"我 们 上 次 决 定 用 什 么 数 据 库" OR "决 定 用" OR "数 据 库"',
+      '"我们 们上 上次 次决 决定 定用 用什 什么 么数 数据 据库" OR "决定 定用" OR "数据 据库"',
     )
-    expect(toMatchQuery('데이터베이스를')).toBe('"데 이 터 베 이 스 를" OR "데 이 터 베 이 스"')
-    expect(toMatchQuery('Agent通信')).toBe('"Agent 通 信" OR "Agent" OR "通 信"')
+    expect(toMatchQuery('데이터베이스를')).toBe(
+      '"데이 이터 터베 베이 이스 스를" OR "데이 이터 터베 베이 이스"',
+    )
+    expect(toMatchQuery('Agent通信')).toBe('"Agent 通信" OR "Agent" OR "通信"')
+    // characters apart in the query are apart in the phrase; a run followed by a word ends there
+    expect(toMatchQuery('"数据 迁移" 服务API')).toBe('"数据 据 迁移" OR "服务 务 API" OR "服务" OR "API"')
   })
 
   it('exposes the terms', () => {
@@ -108,7 +113,7 @@ describe('toMatchQuery output', () => {
     // data of every engine: no engine's query syntax (SQLite's FTS5 text is built in dialects/sqlite)
     for (const term of terms) expect(Object.keys(term).sort()).toEqual(TERM_FIELDS)
     expect(toMatchQuery('FastAPI 做后端 deploy*', { mode: 'all' })).toBe(
-      '"FastAPI" AND "做 后 端" AND "deploy" *',
+      '"FastAPI" AND "做后 后端" AND "deploy" *',
     )
   })
 

@@ -100,6 +100,12 @@ export interface Dialect {
   prepare(driver: StorageDriver, settings: ResolvedStoreSettings): Promise<SchemaMigrations>
 
   /**
+   * One row `{ present }` (1 or true) when the database has the table `name`, 0 or false when not: the
+   * tables of a migration a custom migrations folder may lack (engram_pending_tasks).
+   */
+  hasTable(name: string): Statement
+
+  /**
    * The driver as the store runs its statements through it: what the engine cannot store as it is
    * (NUL in PostgreSQL text) encoded on the way in and decoded on the way out, losslessly.
    */

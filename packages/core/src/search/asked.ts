@@ -36,8 +36,8 @@ function isAsked(role: string, text: string | null): boolean {
   while (end > 0 && /[\s\u200b]/u.test(text[end - 1] as string)) end--
   const last = text[end - 1]
   if (last !== '?' && last !== '？') return false
-  // only a text ending with a question mark has its characters counted (the marks are not characters)
-  return end <= MAX_QUESTION_CHARS || text.slice(0, end).replaceAll('\u200b', '').length <= MAX_QUESTION_CHARS
+  // only a text ending with a question mark has its characters counted (those of its text, not of its pairs)
+  return end <= MAX_QUESTION_CHARS || stripIndexMarks(text.slice(0, end)).length <= MAX_QUESTION_CHARS
 }
 
 /**

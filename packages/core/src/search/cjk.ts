@@ -3,10 +3,12 @@
  *
  * The FTS5 tables use `tokenize='porter unicode61 remove_diacritics 2'`. `unicode61` treats a whole run of
  * Han / kana / Hangul as ONE token, so 后端 inside 做后端 could never be found. Before a text is indexed it
- * is turned into an *index text* in which every CJK character is a token of its own: a U+200B ZERO WIDTH
- * SPACE (category Cf, a separator for unicode61) is inserted between a CJK character and any adjacent
- * character that unicode61 would glue to it. A query for 后端 then becomes the phrase `"后 端"` (see
- * `query.ts`), which matches exactly the verbatim substring; porter still stems the Latin words.
+ * is turned into an *index text* in which a CJK run is its overlapping pairs of characters and its last
+ * character, each a token of its own (做后端 → 做后 后端 端), parted by U+200B ZERO WIDTH SPACE (category Cf,
+ * a separator for unicode61; PostgreSQL's search reads it as a space). A query for 后端 then becomes the
+ * token `后端`, and 做后端 the phrase `"做后 后端"` (see `index-phrase.ts`): each matches exactly the
+ * verbatim substring, from the short position lists of pairs rather than the long ones of single, common
+ * characters. porter still stems the Latin words. `stripIndexMarks` turns an index text back into its text.
  *
  * Which characters are separators is not guessed from JavaScript's (newer) Unicode tables: the table below
  * is SQLite's own unicode61 classification, measured with both bundled SQLite builds (3.45.1 in libsql,
@@ -143,9 +145,19 @@ export function hasCjk(text: string): boolean {
 
 /**
  * Inserts `mark` between every CJK character and an adjacent token character (CJK or not). Returns null
- * when nothing had to be inserted. Never throws: lone surrogates are separators.
+ * when nothing had to be inserted. Never throws: lone surrogates are separators. (The query parser's split
+ * of a term into characters; the index itself reads CJK as bigrams: toIndexText.)
  */
 export function splitCjk(text: string, mark: string): string | null {
+  return markCjk(text, mark, false)
+}
+
+/**
+ * One pass over `text` inserting `mark` where a CJK character touches another token character. With
+ * `bigrams`, a CJK character that follows another is also written again after the mark (数据迁移 →
+ * 数据·据迁·迁移·移): each character of a run starts a token of two, the last one a token of its own.
+ */
+function markCjk(text: string, mark: string, bigrams: boolean): string | null {
   if (typeof text !== 'string' || !MAYBE_CJK.test(text)) return null
   const t = bmpTable()
   let out: string | null = null
@@ -163,8 +175,12 @@ export function splitCjk(text: string, mark: string): string | null {
         w = 2
       } else k = SEP
     } else k = t[c] as number
-    if (prev !== SEP && k !== SEP && (prev === CJK || k === CJK)) {
-      out = out === null ? text.slice(last, i) + mark : out + text.slice(last, i) + mark
+    if (bigrams && prev === CJK && k === CJK) {
+      // the previous character, this one, the mark; the next token starts with this character again
+      out = (out ?? '') + text.slice(last, i + w) + mark
+      last = i
+    } else if (prev !== SEP && k !== SEP && (prev === CJK || k === CJK)) {
+      out = (out ?? '') + text.slice(last, i) + mark
       last = i
     }
     prev = k
@@ -174,12 +190,15 @@ export function splitCjk(text: string, mark: string): string | null {
 }
 
 /**
- * The text to put in the FTS index: every CJK character becomes its own unicode61 token (U+200B is
- * inserted where a CJK character touches another token character). `null` when that is the text itself,
- * so the store need not keep a copy for text without CJK.
+ * The text to put in the FTS index: every run of CJK characters becomes its overlapping pairs, each a
+ * unicode61 token of its own, and its last character (数据迁移 → 数据 据迁 迁移 移, U+200B between them; a
+ * run of one character stays one token). A query's CJK run is then matched as a phrase of its pairs
+ * (indexPhrase), which FTS5 and PostgreSQL answer from short position lists instead of intersecting those
+ * of single, common characters. The index holds as many tokens as with one token per character. `null`
+ * when that is the text itself, so the store need not keep a copy for text without CJK.
  */
 export function toIndexText(text: string): string | null {
-  return splitCjk(text, INDEX_MARK)
+  return markCjk(text, INDEX_MARK, true)
 }
 
 /**
@@ -193,9 +212,24 @@ export function toSearchText(text: string): string | null {
   return out.includes('\0') ? out.replaceAll('\0', ' ') : split
 }
 
-/** Removes the U+200B marks `toIndexText` inserted (e.g. from an FTS5 `snippet()` / `highlight()`). */
+/**
+ * The text `toIndexText` was made from, from an index text (e.g. an excerpt or snippet of a row's search
+ * text): every U+200B mark removed, and the character a pair repeats after one (数据·据迁 → 数据迁). A mark
+ * the text itself held is removed too, and so is a CJK character that repeats the one before it across it.
+ */
 export function stripIndexMarks(snippet: string): string {
-  return typeof snippet === 'string' && snippet.includes(INDEX_MARK)
-    ? snippet.replaceAll(INDEX_MARK, '')
-    : snippet
+  if (typeof snippet !== 'string' || !snippet.includes(INDEX_MARK)) return snippet
+  let out = ''
+  let last = 0
+  for (let i = snippet.indexOf(INDEX_MARK); i >= 0; i = snippet.indexOf(INDEX_MARK, last)) {
+    out += snippet.slice(last, i)
+    last = i + 1
+    const after = snippet.codePointAt(i + 1)
+    if (after === undefined || charClass(after) !== CJK) continue
+    const low = snippet.charCodeAt(i - 1)
+    const before =
+      low >= 0xdc00 && low <= 0xdfff && i >= 2 ? snippet.codePointAt(i - 2) : snippet.codePointAt(i - 1)
+    if (before === after) last += after > 0xffff ? 2 : 1
+  }
+  return out + snippet.slice(last)
 }

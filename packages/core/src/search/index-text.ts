@@ -2,8 +2,8 @@ import type { ToolCall } from '../types.ts'
 import { toSearchText } from './cjk.ts'
 
 /**
- * What the full-text index sees for a message when it differs from its text: CJK split into
- * single-character tokens, tool-call names and arguments added. Null when the text itself is indexed.
+ * What the full-text index sees for a message when it differs from its text: CJK runs as their pairs of
+ * characters (cjk.ts), tool-call names and arguments added. Null when the text itself is indexed.
  * (Tool results are not given their tool's name: that would store a second copy of every output.)
  */
 export function messageSearchText(text: string | null, calls: readonly ToolCall[]): string | null {

@@ -19,7 +19,7 @@ interface Span {
 }
 
 /**
- * The first of the index's tokens (unicode61 classes; every CJK character a token of its own) at or after
+ * The first token (unicode61 classes; every CJK character a token of its own, as a query's) at or after
  * offset `from` (a token boundary), written into `span`; false when there is none. A loop of calls, not a
  * callback: the scan is the hot part of a snippet.
  */
@@ -325,11 +325,17 @@ export function excerptSnippet(excerpt: string, terms: readonly SearchTerm[], si
  * characters (all of them when it is shorter); null when the slice cannot tell, and the caller snippets
  * the excerpt. The slice tells when it is the whole row, or when it holds a match and a token after the
  * snippet's last: then every token up to the snippet's end is whole (only the slice's last token can be
- * cut, and a cut token is never inside the snippet), so it is the excerpt's snippet.
+ * cut, and a cut token is never inside the snippet), so it is the excerpt's snippet. `cut`: whether the row
+ * is longer than the slice, when `slice` is a text decoded from a longer one (stripIndexMarks).
  */
-export function sliceSnippet(slice: string, terms: readonly SearchTerm[], size: number): string | null {
-  if (slice.length <= SLICE_CHARS) return excerptSnippet(slice, terms, size)
-  const part = slice.slice(0, SLICE_CHARS)
+export function sliceSnippet(
+  slice: string,
+  terms: readonly SearchTerm[],
+  size: number,
+  cut = slice.length > SLICE_CHARS,
+): string | null {
+  if (!cut) return excerptSnippet(slice, terms, size)
+  const part = slice.length > SLICE_CHARS ? slice.slice(0, SLICE_CHARS) : slice
   const window = chooseWindow(part, terms, size)
   return window.found && window.more ? render(part, window) : null
 }
@@ -355,8 +361,8 @@ export function hasSpace(text: string, from: number, to: number): boolean {
   return false
 }
 
-// The window's text is copied in as few pieces as there are marks to put in it (not token by token); the
-// index's U+200B marks stay in, for the caller's stripIndexMarks.
+// The window's text is copied in as few pieces as there are marks to put in it (not token by token). The
+// excerpt is a row's text: the caller reads an index text back as its text first (stripIndexMarks).
 function render(excerpt: string, { starts, ends, matches, from, to, more }: Window): string {
   const { open, close, ellipsis } = SNIPPET_MARKS
   let out = from > 0 ? ellipsis : ''

@@ -1,6 +1,6 @@
 import type { HandedIndexText } from '../dialects/dialect.ts'
 import type { SqlValue, Statement } from '../driver.ts'
-import { toSearchText } from '../search/cjk.ts'
+import { INDEX_MARK, toIndexText, toSearchText } from '../search/cjk.ts'
 import { holdsNul, indexedToolCalls, messageSearchText } from '../search/index-text.ts'
 import type { PrunePreview, PruneSessionsOptions } from '../types.ts'
 import { parse } from '../validation.ts'
@@ -22,10 +22,10 @@ interface IndexedRow {
  * Recomputes every row's index text (rows written by other tools may lack the CJK split) and rebuilds the
  * search index from it in one transaction (the dialect's statements): a failure leaves the old index in
  * place. Rows whose search_text changes are updated; on an engine whose index is handed the text (SQLite),
- * the texts of those rows are kept in memory for the transaction.
+ * the texts of those rows are kept in memory for the transaction. `also`: statements of the same transaction.
  */
-export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
-  const updates: Statement[] = []
+export async function rebuildSearchIndex(ctx: StoreContext, also: readonly Statement[] = []): Promise<void> {
+  const updates: Statement[] = [...also]
   const handed: HandedIndexText[] = []
   const { messageIndex } = ctx.dialect
   for (let after = 0; ; ) {
@@ -59,6 +59,43 @@ export async function rebuildSearchIndex(ctx: StoreContext): Promise<void> {
     }
   }
   await ctx.write(ctx.dialect.rebuildSearchIndex(updates, handed), 'Rebuilding the search index')
+}
+
+/** The task migration 0016 (PostgreSQL 0012) leaves when the database held index texts of the older CJK split. */
+const CJK_PAIRS_TASK = 'cjk-pair-index'
+
+/**
+ * Finishes what a migration left to the store (engram_pending_tasks, migration 0016 / PostgreSQL 0012):
+ * once the index read CJK as pairs of characters, the rows indexed with one token per character are
+ * indexed again (rebuildSearchIndex), the graph items' search texts, which keep no other copy of their
+ * text, made again from their old ones, and the task removed, all in one transaction: a failure leaves
+ * the task for the next open. Reads every message, once per database.
+ */
+export async function finishPendingTasks(ctx: StoreContext): Promise<void> {
+  const [table] = await ctx.read<{ present: number | boolean }>(
+    ctx.dialect.hasTable('engram_pending_tasks'),
+    'Reading the upgrade tasks the migrations left',
+  )
+  // a migrations folder of one's own, without migration 0016 (PostgreSQL 0012), leaves none
+  if (!table?.present) return
+  const tasks = await ctx.read<{ task: string }>(
+    { sql: 'SELECT task FROM engram_pending_tasks' },
+    'Reading the upgrade tasks the migrations left',
+  )
+  if (!tasks.some(({ task }) => task === CJK_PAIRS_TASK)) return
+  const items = await ctx.read<{ id: number; search_text: string }>(
+    { sql: 'SELECT id, search_text FROM graph_items WHERE search_text LIKE ?', params: [`%${INDEX_MARK}%`] },
+    'Reading the graph items to reindex',
+  )
+  const also: Statement[] = items.map(({ id, search_text }) => {
+    const text = search_text.replaceAll(INDEX_MARK, '')
+    return {
+      sql: 'UPDATE graph_items SET search_text = ? WHERE id = ?',
+      params: [toIndexText(text) ?? text, id],
+    }
+  })
+  also.push({ sql: 'DELETE FROM engram_pending_tasks WHERE task = ?', params: [CJK_PAIRS_TASK] })
+  await rebuildSearchIndex(ctx, also)
 }
 
 /** The ids pruneSessions removes: ended sessions older than the cutoff, of one source if given. */

@@ -3,6 +3,7 @@ import type { After, HitRow } from '../dialects/dialect.ts'
 import { EngramError } from '../errors.ts'
 import { askedRows, orderWithoutSearched, statementsFirst } from '../search/asked.ts'
 import { stripIndexMarks } from '../search/cjk.ts'
+import { SLICE_CHARS } from '../search/excerpt.ts'
 import { parseSearchQuery, type SearchTerm } from '../search/query.ts'
 import { isQuestion } from '../search/question-words.ts'
 import { ALL_RANK_FEATURES, type RankFeatures } from '../search/rank.ts'
@@ -32,8 +33,11 @@ async function snippets(
   rows: readonly HitRow[],
   terms: readonly SearchTerm[],
 ): Promise<string[]> {
+  // an excerpt of a row's index text (PostgreSQL's messages, episodes) has its CJK as pairs: read as its text
   const out = rows.map((row) =>
-    row.excerpt === null ? (row.snippet ?? '') : sliceSnippet(row.excerpt, terms, SNIPPET_TOKENS),
+    row.excerpt === null
+      ? stripIndexMarks(row.snippet ?? '')
+      : sliceSnippet(stripIndexMarks(row.excerpt), terms, SNIPPET_TOKENS, row.excerpt.length > SLICE_CHARS),
   )
   const missing = rows.flatMap((row, i) => (out[i] === null ? [row.item_id] : []))
   if (missing.length > 0) {
@@ -45,7 +49,8 @@ async function snippets(
       excerpts.set(id, excerpt)
     }
     rows.forEach((row, i) => {
-      if (out[i] === null) out[i] = excerptSnippet(excerpts.get(row.item_id) ?? '', terms, SNIPPET_TOKENS)
+      if (out[i] === null)
+        out[i] = excerptSnippet(stripIndexMarks(excerpts.get(row.item_id) ?? ''), terms, SNIPPET_TOKENS)
     })
   }
   return out as string[]
@@ -54,11 +59,10 @@ async function snippets(
 // Two literals of one shape each (no spread of a shared base): V8 makes each hit in one step.
 function toHit(kind: 'message' | 'episode', row: HitRow, snippet: string): SearchHit {
   const { session_id: sessionId, score, timestamp, source } = row
-  const text = stripIndexMarks(snippet)
   return kind === 'episode' || row.role === 'episode'
     ? {
         sessionId,
-        snippet: text,
+        snippet,
         score,
         timestamp,
         source,
@@ -68,7 +72,7 @@ function toHit(kind: 'message' | 'episode', row: HitRow, snippet: string): Searc
       }
     : {
         sessionId,
-        snippet: text,
+        snippet,
         score,
         timestamp,
         source,

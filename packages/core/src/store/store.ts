@@ -283,7 +283,7 @@ export class Store {
   }
 
   /**
-   * Ranked full-text search (English words, Chinese by character). Episodes come before messages; filters
+   * Ranked full-text search (English words; Chinese, Japanese and Korean by pairs of characters). Episodes come before messages; filters
    * run in SQL. The hit counts of returned episodes are updated best-effort: a locked or read-only database
    * skips the count and the search never waits for a writer. A few indexed FTS5 reads.
    */

@@ -12,6 +12,8 @@ import { escapingDriver } from './text-codec.ts'
 export const postgresDialect: Dialect = {
   name: 'postgres',
   prepare: (driver, settings) => preparePostgres(driver, settings.migrationsFolder, settings.create),
+  // in the store's schema (the search_path the driver sets)
+  hasTable: (name) => ({ sql: 'SELECT to_regclass(?) IS NOT NULL AS present', params: [name] }),
   storeDriver: escapingDriver,
   hits: pgHitQuery,
   keywordRows,

@@ -1,5 +1,6 @@
 import type { SqlValue, Statement } from '../../driver.ts'
 import { SLICE_CHARS } from '../../search/excerpt.ts'
+import { indexPhrase } from '../../search/index-phrase.ts'
 import type { TermTier } from '../../search/tiers.ts'
 import { hitParts } from '../../search-sql.ts'
 import type { SearchOptions } from '../../types.ts'
@@ -27,15 +28,16 @@ const prefixQuery = (text: string) =>
 /** The tsquery of a match, as SQL over bound parameters. */
 export function tsquery({ terms, operator }: TermTier): { sql: string; params: SqlValue[] } {
   if (terms.length === 0) return { sql: "''::tsquery", params: [] }
+  const phrases = terms.map(indexPhrase)
   return {
-    sql: `(${terms
+    sql: `(${phrases
       .map((t) =>
         t.prefix
           ? `to_tsquery('${SEARCH_CONFIG}', ?)`
           : `phraseto_tsquery('${SEARCH_CONFIG}', ${parserText('?')})`,
       )
       .join(operator === 'AND' ? ' && ' : ' || ')})`,
-    params: terms.map((t) => (t.prefix ? prefixQuery(t.phrase) : t.phrase)),
+    params: phrases.map((t) => (t.prefix ? prefixQuery(t.phrase) : t.phrase)),
   }
 }
 

@@ -14,6 +14,10 @@ const globPrefix = (prefix: string) => `${prefix.replace(/[*?[]/g, '[$&]')}*`
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   prepare: prepareSqlite,
+  hasTable: (name) => ({
+    sql: "SELECT count(*) AS present FROM sqlite_master WHERE type = 'table' AND name = ?",
+    params: [name],
+  }),
   // SQLite stores every text as it is
   storeDriver: (driver) => driver,
   hits: hitQuery,

@@ -2,12 +2,15 @@
  * SQLite's query text: FTS5 MATCH expressions built from the parsed terms (search/query.ts, which are data
  * of every engine; PostgreSQL builds its tsquery from the same terms in dialects/postgres/search.ts).
  */
+import { indexPhrase } from '../../search/index-phrase.ts'
 import { type ParseOptions, parseSearchQuery, type SearchTerm } from '../../search/query.ts'
 import type { TermTier } from '../../search/tiers.ts'
 
-/** A term as FTS5: its phrase as a double-quoted string (so no character of it is an operator), ` *` after a prefix. */
-export const ftsTerm = (term: SearchTerm): string =>
-  `"${term.phrase.replaceAll('"', '""')}"${term.prefix ? ' *' : ''}`
+/** A term as FTS5: its phrase in the index's tokens (index-phrase.ts) as a double-quoted string (so no character of it is an operator), ` *` after a prefix. */
+export const ftsTerm = (term: SearchTerm): string => {
+  const { phrase, prefix } = indexPhrase(term)
+  return `"${phrase.replaceAll('"', '""')}"${prefix ? ' *' : ''}`
+}
 
 /** The FTS5 MATCH expression of a tier: its terms joined by its operator. */
 export const ftsMatch = ({ terms, operator }: TermTier): string => terms.map(ftsTerm).join(` ${operator} `)
