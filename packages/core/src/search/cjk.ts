@@ -146,7 +146,7 @@ export function hasCjk(text: string): boolean {
 /**
  * Inserts `mark` between every CJK character and an adjacent token character (CJK or not). Returns null
  * when nothing had to be inserted. Never throws: lone surrogates are separators. (The query parser's split
- * of a term into characters; the index itself reads CJK as bigrams: toIndexText.)
+ * of a term into characters; the index itself reads CJK as pairs: toIndexText.)
  */
 export function splitCjk(text: string, mark: string): string | null {
   return markCjk(text, mark, false)
