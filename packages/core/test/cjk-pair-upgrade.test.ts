@@ -4,8 +4,10 @@ import { fileURLToPath } from 'node:url'
 import type { PGlite } from '@electric-sql/pglite'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { StorageDriver } from '../src/driver.ts'
+import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { openStore, openStoreWithDriver, type Store } from '../src/index.ts'
-import { INDEX_MARK, splitCjk } from '../src/search/cjk.ts'
+import { INDEX_MARK, splitCjk, toIndexText } from '../src/search/cjk.ts'
 import { tempDbPath, tempDir } from './helpers.ts'
 import { newPglite } from './pglite-template.ts'
 import { pgliteBefore } from './postgres-helpers.ts'
@@ -93,6 +95,43 @@ describe('migration 0016 on SQLite: a database indexed one token per CJK charact
     const created = new Database(fresh, { readonly: true })
     expect(created.prepare('SELECT count(*) AS n FROM engram_pending_tasks').get()).toEqual({ n: 0 })
     created.close()
+  })
+  it('a store that finds the task done by another after it read the task makes no text twice', async () => {
+    const path = tempDbPath(dir)
+    const old = await openStore({ url: path, migrationsFolder: before })
+    await writeRows(old)
+    await old.close()
+    const db = new Database(path)
+    db.prepare('UPDATE graph_items SET search_text = ?').run(oneTokenPerCharacter(ITEM))
+    db.close()
+    // a driver on which another store upgrades the file after this one read the task and before it reads
+    // the graph items: it then reads the pairs the other wrote, where it expected one token per character
+    const inner = betterSqlite3Driver({ path })
+    let other = true
+    const driver: StorageDriver = {
+      ...inner,
+      capabilities: inner.capabilities,
+      execute: async (statement) => {
+        if (other && statement.sql.includes('FROM graph_items WHERE search_text LIKE')) {
+          other = false
+          await (await openStore({ url: path })).close()
+        }
+        return inner.execute(statement)
+      },
+      batch: (statements) => inner.batch(statements),
+      close: () => inner.close(),
+    }
+    const store = await openStoreWithDriver(driver, {})
+    try {
+      expect(await finds(store)).toEqual({ message: true, episode: true, item: true })
+    } finally {
+      await store.close()
+    }
+    const after = new Database(path, { readonly: true })
+    expect(after.prepare('SELECT search_text AS text FROM graph_items').get()).toEqual({
+      text: toIndexText(ITEM),
+    })
+    after.close()
   })
 })
 

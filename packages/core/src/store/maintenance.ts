@@ -87,11 +87,14 @@ export async function finishPendingTasks(ctx: StoreContext): Promise<void> {
     { sql: 'SELECT id, search_text FROM graph_items WHERE search_text LIKE ?', params: [`%${INDEX_MARK}%`] },
     'Reading the graph items to reindex',
   )
+  // each item only as it was read, and only while the task is still there: another store finishing the task
+  // first has written pairs, which read as one token per character would be made pairs of pairs
   const also: Statement[] = items.map(({ id, search_text }) => {
     const text = search_text.replaceAll(INDEX_MARK, '')
     return {
-      sql: 'UPDATE graph_items SET search_text = ? WHERE id = ?',
-      params: [toIndexText(text) ?? text, id],
+      sql: `UPDATE graph_items SET search_text = ? WHERE id = ? AND search_text = ?
+        AND EXISTS (SELECT 1 FROM engram_pending_tasks WHERE task = ?)`,
+      params: [toIndexText(text) ?? text, id, search_text, CJK_PAIRS_TASK],
     }
   })
   also.push({ sql: 'DELETE FROM engram_pending_tasks WHERE task = ?', params: [CJK_PAIRS_TASK] })
