@@ -1,5 +1,3 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { PGlite } from '@electric-sql/pglite'
 import Database from 'better-sqlite3'
@@ -8,7 +6,7 @@ import type { StorageDriver } from '../src/driver.ts'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { openStore, openStoreWithDriver, type Store } from '../src/index.ts'
 import { INDEX_MARK, splitCjk, toIndexText } from '../src/search/cjk.ts'
-import { tempDbPath, tempDir } from './helpers.ts'
+import { migrationsBefore, tempDbPath, tempDir } from './helpers.ts'
 import { newPglite } from './pglite-template.ts'
 import { pgliteBefore } from './postgres-helpers.ts'
 
@@ -44,23 +42,17 @@ async function writeRows(store: Store): Promise<void> {
 
 describe('migration 0016 on SQLite: a database indexed one token per CJK character', () => {
   const dir = tempDir('engram-cjk-pairs-')
-  const before = join(dir, 'drizzle')
+  // the migrations as they were before 0016
+  const { folder: before } = migrationsBefore(fileURLToPath(new URL('../drizzle', import.meta.url)), (tag) =>
+    tag.startsWith('0016_'),
+  )
 
-  beforeAll(() => {
-    // the migrations as they were before 0016
-    cpSync(fileURLToPath(new URL('../drizzle', import.meta.url)), before, { recursive: true })
-    const journalPath = join(before, 'meta', '_journal.json')
-    const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] }
-    journal.entries = journal.entries.filter((e) => e.tag < '0016')
-    writeFileSync(journalPath, JSON.stringify(journal))
-  })
-
-  it('is indexed again on the first open, in pairs, and opens of a new database have nothing to do', async () => {
+  /** A file with a message, an episode and a graph item as the code before 0016 indexed them. */
+  async function oldFile(): Promise<string> {
     const path = tempDbPath(dir)
     const old = await openStore({ url: path, migrationsFolder: before })
     await writeRows(old)
     await old.close()
-    // the index texts the code before 0016 wrote
     const db = new Database(path)
     for (const { id, content } of db
       .prepare("SELECT id, content FROM messages WHERE search_text = ''")
@@ -71,6 +63,11 @@ describe('migration 0016 on SQLite: a database indexed one token per CJK charact
     db.prepare('UPDATE episodes SET search_text = ?').run(oneTokenPerCharacter(SUMMARY))
     db.prepare('UPDATE graph_items SET search_text = ?').run(oneTokenPerCharacter(ITEM))
     db.close()
+    return path
+  }
+
+  it('is indexed again on the first open, in pairs, and opens of a new database have nothing to do', async () => {
+    const path = await oldFile()
     // this code reads pairs: on the old index it finds none of them
     const stale = await openStore({ url: path, migrationsFolder: before })
     expect(await finds(stale)).toEqual({ message: false, episode: false, item: false })
@@ -96,14 +93,9 @@ describe('migration 0016 on SQLite: a database indexed one token per CJK charact
     expect(created.prepare('SELECT count(*) AS n FROM engram_pending_tasks').get()).toEqual({ n: 0 })
     created.close()
   })
+
   it('a store that finds the task done by another after it read the task makes no text twice', async () => {
-    const path = tempDbPath(dir)
-    const old = await openStore({ url: path, migrationsFolder: before })
-    await writeRows(old)
-    await old.close()
-    const db = new Database(path)
-    db.prepare('UPDATE graph_items SET search_text = ?').run(oneTokenPerCharacter(ITEM))
-    db.close()
+    const path = await oldFile()
     // a driver on which another store upgrades the file after this one read the task and before it reads
     // the graph items: it then reads the pairs the other wrote, where it expected one token per character
     const inner = betterSqlite3Driver({ path })

@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { afterAll } from 'vitest'
 import {
   type DriverName,
@@ -15,6 +15,30 @@ export function tempDir(prefix = 'engram-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   return dir
+}
+
+/**
+ * A copy of the migrations folder `from` whose journal ends before the first migration whose tag `isTag`
+ * matches (that migration is not the first): to open a database as the code before it left it. Returns the
+ * copy and the tag of the migration it stops before.
+ */
+export function migrationsBefore(
+  from: string,
+  isTag: (tag: string) => boolean,
+): { folder: string; tag: string } {
+  const folder = join(mkdtempSync(join(tmpdir(), 'engram-migrations-before-')), basename(from))
+  cpSync(from, folder, { recursive: true })
+  const journalPath = join(folder, 'meta', '_journal.json')
+  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] }
+  const at = journal.entries.findIndex((e) => isTag(e.tag))
+  if (at <= 0)
+    throw new Error(
+      `no migration after the first matches in ${from} (${journal.entries.length} in the journal)`,
+    )
+  const tag = journal.entries[at]?.tag as string
+  journal.entries = journal.entries.slice(0, at)
+  writeFileSync(journalPath, JSON.stringify(journal))
+  return { folder, tag }
 }
 
 let counter = 0

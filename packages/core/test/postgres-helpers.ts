@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto'
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { PGlite } from '@electric-sql/pglite'
 import { preparePostgres } from '../src/dialects/postgres/migrations.ts'
 import type { StorageDriver } from '../src/driver.ts'
 import { pgliteDriver } from '../src/drivers/pglite.ts'
+import { migrationsBefore } from './helpers.ts'
 
 const PG_MIGRATIONS = fileURLToPath(new URL('../drizzle-pg', import.meta.url))
 
@@ -23,18 +23,8 @@ export async function pgliteBefore(
   schema: string,
   isTag: (tag: string) => boolean,
 ): Promise<{ driver: StorageDriver; migration: string }> {
-  const old = join(mkdtempSync(join(tmpdir(), 'engram-pg-before-')), 'drizzle-pg')
-  cpSync(PG_MIGRATIONS, old, { recursive: true })
-  const journalPath = join(old, 'meta', '_journal.json')
-  const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] }
-  const at = journal.entries.findIndex((e) => isTag(e.tag))
-  if (at <= 0)
-    throw new Error(
-      `no PostgreSQL migration after the first matches (${journal.entries.length} in the journal)`,
-    )
-  const migration = readFileSync(join(PG_MIGRATIONS, `${journal.entries[at]?.tag}.sql`), 'utf8')
-  journal.entries = journal.entries.slice(0, at)
-  writeFileSync(journalPath, JSON.stringify(journal))
+  const { folder: old, tag } = migrationsBefore(PG_MIGRATIONS, isTag)
+  const migration = readFileSync(join(PG_MIGRATIONS, `${tag}.sql`), 'utf8')
   const driver = pgliteDriver({ database, schema })
   await preparePostgres(driver, old)
   return { driver, migration }

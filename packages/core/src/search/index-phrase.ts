@@ -47,7 +47,5 @@ export function indexPhrase(term: SearchTerm): IndexPhrase {
       if (followed) tokens.push(chars.at(-1) as string)
     }
   }
-  return tokens.length === 0
-    ? { phrase: term.phrase, prefix: term.prefix }
-    : { phrase: tokens.join(' '), prefix }
+  return { phrase: tokens.join(' '), prefix }
 }
