@@ -45,7 +45,7 @@ export function findBoundaries(
     headEnd = alignHeadEnd(messages, budgetedHeadEnd(messages, counter, options, systemEnd))
   else headEnd = lastUser >= 0 && lastUser < previousSummaryIndex ? previousSummaryIndex : systemEnd
 
-  const pruneEnd = Math.max(headEnd, alignTailStart(messages, budgetedTailStart(messages, counter, options)))
+  const pruneEnd = Math.max(headEnd, budgetedTailStart(messages, counter, options))
   let tailStart = lastUser >= headEnd ? Math.min(pruneEnd, lastUser) : pruneEnd
   // The tail must not keep the previous summary: it would then stand next to the new one.
   const lowest = previousSummaryIndex >= headEnd ? previousSummaryIndex + 1 : headEnd
@@ -112,7 +112,17 @@ function alignTailStart(messages: readonly ChatMessage[], start: number): number
   return i
 }
 
-/** The oldest index whose suffix fits the budget; the last message is always in the tail. */
+/**
+ * How far past its budget the tail may grow to keep a tool call with the results the budget reached: with the
+ * shares in budget.ts (head 1/4, summary 1/8, tail 1/2 of the trigger), head + summary + tail stay within it.
+ */
+const TAIL_OVERRUN = 1.25
+
+/**
+ * The oldest index whose suffix fits the budget, never on a tool result: the tail moves back to the call when
+ * the whole group fits {@link TAIL_OVERRUN} times the budget (or ends the conversation), else forward past the
+ * results, which are then summarised. The last message is always in the tail.
+ */
 function budgetedTailStart(
   messages: readonly ChatMessage[],
   counter: TokenCounter,
@@ -126,7 +136,12 @@ function budgetedTailStart(
     used += cost
     start--
   }
-  return Math.max(0, start)
+  start = Math.max(0, start)
+  const back = alignTailStart(messages, start)
+  const forward = skipToolResults(messages, start)
+  if (back === start || forward >= messages.length) return back
+  for (let i = back; i < start; i++) used += counter.countMessage(messages[i] as ChatMessage)
+  return used <= options.tailBudgetTokens * TAIL_OVERRUN ? back : forward
 }
 
 /**

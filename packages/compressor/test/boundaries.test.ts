@@ -40,6 +40,17 @@ describe('findBoundaries', () => {
     expect(cut(chat, 4)).toMatchObject({ tailStart: 6, pruneEnd: 6, summaryRole: 'user' })
   })
 
+  it('moves the tail forward past the results of a call that would take it over a quarter past its budget', () => {
+    // The budget (7 messages) reaches the last of three results; their call would make the tail 10, over 8.75.
+    const messages = [system(), user('u1'), assistant('a1'), user('u2')]
+    messages.push(callsTo(call('a', 'ls', {}), call('b', 'ls', {}), call('c', 'ls', {})))
+    messages.push(result('a', '1'), result('b', '2'), result('c', '3'))
+    messages.push(assistant('a2'), user('u3'), assistant('a3'), user('u4'), assistant('a4'), user('u5'))
+    expect(cut(messages, 7, 1)).toMatchObject({ headEnd: 3, tailStart: 8, pruneEnd: 8, summaryRole: 'user' })
+    // With a budget of 8 the whole group makes 10, a quarter past it: the call stays with its results.
+    expect(cut(messages, 8, 1)).toMatchObject({ tailStart: 4, pruneEnd: 4 })
+  })
+
   it('extends the head over the results of its last tool calls', () => {
     const messages = [
       system(),
@@ -88,7 +99,7 @@ describe('findBoundaries', () => {
     const messages = [system(), user('the only request'), callsTo(call('1', 'ls', {})), result('1', 'x')]
     messages.push(summaryMessage('old', 'user'), callsTo(call('2', 'ls', {})), result('2', 'y'))
     messages.push(callsTo(call('3', 'ls', {})), result('3', 'z'), assistant('done'))
-    expect(cut(messages, 2)).toMatchObject({
+    expect(cut(messages, 3)).toMatchObject({
       headEnd: 4,
       tailStart: 7,
       summaryRole: 'user',
