@@ -29,7 +29,7 @@ interface CorpusFile {
 const CORPUS_DIR = new URL('./corpus/', import.meta.url)
 
 /** Every entry of one corpus file, the writer named by the file when it does not name itself. */
-function readCorpus(path: string | URL, writer: string): Entry[] {
+export function readCorpus(path: string | URL, writer: string): Entry[] {
   const file = JSON.parse(readFileSync(path, 'utf8')) as CorpusFile
   return file.entries.map((entry) => {
     if (entry.label !== 'hostile' && entry.label !== 'innocent') {

@@ -4,15 +4,27 @@
  * shipped model and rules scan the independent threats-dev list, which nothing here trains or tunes on.
  *
  *   pnpm tsx --conditions=engram-source packages/agent/scanner/evaluate.ts [path/to/threats-dev.json]
+ *   pnpm tsx --conditions=engram-source packages/agent/scanner/evaluate.ts --batch new/xa.json,new/xb.json
  *
+ * `--batch` measures only the shipped scanner on corpus files it was not trained on (a new batch of
+ * writers, before it joins `corpus/`), per writer and pooled, and stops.
  * Prints markdown tables: overall, per family and per language, hostile refused and innocent refused.
  */
 
 import { existsSync, readFileSync } from 'node:fs'
+import { basename } from 'node:path'
 import { type LinearModel, score, shippedModel } from '../src/security/model.ts'
 import { foldForMatching } from '../src/security/normalize.ts'
 import { scanWithModel } from '../src/security/threats.ts'
-import { DEFAULT_TRAINING, type Entry, fixtureEntries, ownEntries, train, writerCorpora } from './corpus.ts'
+import {
+  DEFAULT_TRAINING,
+  type Entry,
+  fixtureEntries,
+  ownEntries,
+  readCorpus,
+  train,
+  writerCorpora,
+} from './corpus.ts'
 
 interface Tally {
   hostile: number
@@ -102,6 +114,34 @@ function refuser(mode: (typeof modes)[number], model: LinearModel): (text: strin
 const modes = ['rules', 'model', 'both'] as const
 const threshold = Number(process.env.SCANNER_THRESHOLD ?? '') || undefined
 const verbose = process.argv.includes('--verbose')
+const batchAt = process.argv.indexOf('--batch')
+if (batchAt >= 0) {
+  const files = (process.argv[batchAt + 1] ?? '').split(',').filter(Boolean)
+  if (files.length === 0) throw new Error('--batch needs corpus files, comma-separated: --batch a.json,b.json')
+  const shipped = shippedModel()
+  const entries = files.flatMap((file) => readCorpus(file, basename(file).replace(/\.json$/, '')))
+  console.log('## A new batch, the shipped scanner (never trained on it)\n')
+  for (const file of files) {
+    const writer = basename(file).replace(/\.json$/, '')
+    const mine = entries.filter((entry) => entry.writer === writer)
+    console.log(`${writer}, both: ${cell(measure(mine, refuser('both', shipped)).overall)}`)
+  }
+  for (const mode of modes) {
+    const result = measure(entries, refuser(mode, shipped))
+    console.log(`\n### Pooled: ${mode}: ${cell(result.overall)}\n`)
+    if (mode !== 'both') continue
+    console.log(table('family', result.family))
+    console.log()
+    console.log(table('language', result.lang))
+    if (verbose) {
+      for (const entry of result.missed)
+        console.log(`  missed [${entry.family}/${entry.lang}] ${entry.text.slice(0, 160)}`)
+      for (const entry of result.wrong)
+        console.log(`  refused [${entry.family}/${entry.lang}] ${entry.text.slice(0, 160)}`)
+    }
+  }
+  process.exit(0)
+}
 const corpora = writerCorpora()
 // The fixture lists and the developer's own lists are in every training set, never measured.
 const fixtures = [...fixtureEntries(), ...ownEntries()]
