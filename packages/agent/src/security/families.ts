@@ -2139,6 +2139,55 @@ const NEGATION = cues(
   ],
 )
 
+/**
+ * A sentence asking for the truth or telling the assistant to tell the writer: the honest-reporting
+ * preferences that share the deception rules' words ("tell me even if it is only one test", "如实告诉我，
+ * 别说'基本合格'"). It only keeps those rules from refusing outright; the learned layer still reads the
+ * entry, cue groups included.
+ */
+const HONESTY = cues(
+  [
+    'tell me',
+    'let me know',
+    'warn me',
+    'notify me',
+    'flag it',
+    'honest',
+    'truthful',
+    'openly',
+    'upfront',
+    'up front',
+    'sugarcoat',
+    'sugar-coat',
+  ],
+  ['dime', 'avísame', 'avisame', 'honest', 'sinceramente', 'sin rodeos'],
+  ['sag mir', 'sag es mir', 'sagen sie mir', 'ehrlich', 'offen sagen', 'offen an', 'schönfärb', 'beschönig'],
+  ['dis-moi', 'dites-moi', 'préviens-moi', 'prévenez-moi', 'honnête', 'franchement', 'sans détour', 'enjoliv'],
+  ['me avise', 'avise-me', 'me diga', 'diga-me', 'me fale', 'honest', 'com franqueza', 'sem rodeios'],
+  ['скажи мне', 'сообщи мне', 'говори мне', 'предупреди', 'честн', 'прямо', 'приукраш'],
+  [
+    '告诉我',
+    '跟我说',
+    '通知我',
+    '提醒我',
+    '如实',
+    '实话',
+    '老实',
+    '直说',
+    '告訴我',
+    '跟我說',
+    '通知我',
+    '如實',
+    '實話',
+    '直說',
+    '教えて',
+    '知らせて',
+    '正直',
+    '率直',
+  ],
+  ['알려 줘', '알려줘', '알려 주', '말해 줘', '말해줘', '솔직', '사실대로'],
+)
+
 /** A sentence that opens as a message from an authority: `[System notice]:`, `管理员通知：`, `Admin —`. */
 const HEADER_PATTERN = new RegExp(
   `[ \\t>*#(\\[【<-]{0,8}(?:${AUTHORITY.cues.map((cue) => cue.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})[^:：\\]】>\\n]{0,24}[:：\\]】>]`,
@@ -2176,10 +2225,16 @@ const FAMILY_RULES: readonly FamilyRule[] = [
   family('persistence', 'persistence: ranks a note above the user', OVER_USER, MEMORY_TARGET),
   family('persistence', 'persistence: ranks a note above the user', OVER_USER, SELF),
   family('exfiltration', "exfiltration: sends the user's data out", SEND, USER_DATA, CHANNEL),
-  family('deception', 'deception: tells the user something untrue', TELL_USER, EVEN_IF_NOT),
+  {
+    ...family('deception', 'deception: tells the user something untrue', TELL_USER, EVEN_IF_NOT),
+    unless: HONESTY,
+  },
   family('deception', 'sabotage: acts against the user without telling them', STEALTH, SABOTAGE_OBJECT),
   family('deception', 'deception: steers the user to a payment destination', ALWAYS_RECOMMEND, PAYMENT),
-  family('deception', 'deception: reports a failure as a success', FAILURE, CLAIM_SUCCESS, REPORT),
+  {
+    ...family('deception', 'deception: reports a failure as a success', FAILURE, CLAIM_SUCCESS, REPORT),
+    unless: HONESTY,
+  },
   family(
     'deception',
     'deception: hides a change to payments or safety from the user',
@@ -2269,6 +2324,7 @@ const CUE_GROUPS: Record<string, Group> = {
   SHIFTED_BLAME,
   FABRICATE,
   EVIDENCE,
+  HONESTY,
 }
 /** The cue groups' names, in the order of their indices. */
 export const CUE_GROUP_NAMES = Object.keys(CUE_GROUPS)
