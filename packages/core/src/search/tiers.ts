@@ -18,42 +18,68 @@ export interface TermTier {
   operator: 'AND' | 'OR'
 }
 
-/**
- * The tiers a relevance search runs, in order. `count` is the dialect's: how many messages hold each term,
- * each counted up to COMMON_TERM_MESSAGES; it is not asked for one term (its own only tier).
- */
-export async function relevanceTiers(
+/** The tiers of `terms` split by how many messages hold each (`count`, not asked for one term). */
+async function* tiersOf(
   terms: readonly SearchTerm[],
   count: (terms: readonly SearchTerm[]) => Promise<number[]>,
-): Promise<TermTier[]> {
-  if (terms.length <= 1) return [{ terms, operator: 'OR' }]
+): AsyncGenerator<TermTier> {
+  if (terms.length <= 1) {
+    yield { terms, operator: 'OR' }
+    return
+  }
   const counts = await count(terms)
   const rare: SearchTerm[] = []
   const common: SearchTerm[] = []
   for (const [i, term] of terms.entries())
     ((counts[i] ?? 0) < COMMON_TERM_MESSAGES ? rare : common).push(term)
-  const tiers: TermTier[] = []
-  if (rare.length > 0) tiers.push({ terms: rare, operator: 'OR' })
-  if (common.length > 1) tiers.push({ terms: common, operator: 'AND' })
-  if (common.length > 0) tiers.push({ terms: common, operator: 'OR' })
-  return tiers
+  if (rare.length > 0) yield { terms: rare, operator: 'OR' }
+  if (common.length > 1) yield { terms: common, operator: 'AND' }
+  if (common.length > 0) yield { terms: common, operator: 'OR' }
+}
+
+/**
+ * The tiers a relevance search runs, in order, each made only when the search reads it. `count` is the
+ * dialect's: how many messages hold each term, each counted up to COMMON_TERM_MESSAGES, asked at most once
+ * per term.
+ *
+ * With `primaryFirst` (a keyword search), the words as written come first: a CJK word's pairs and parts, a
+ * Korean stem (query.ts: helper terms) join only when the words alone fall short. 数据迁移 then ranks the
+ * messages holding 数据迁移 alone, instead of every message holding 数据 or 迁移, and needs no count.
+ */
+export async function* relevanceTiers(
+  terms: readonly SearchTerm[],
+  count: (terms: readonly SearchTerm[]) => Promise<number[]>,
+  primaryFirst = false,
+): AsyncGenerator<TermTier> {
+  const counted = new Map<SearchTerm, number>()
+  const cachedCount = async (list: readonly SearchTerm[]) => {
+    const missing = list.filter((term) => !counted.has(term))
+    if (missing.length > 0) (await count(missing)).forEach((n, i) => counted.set(missing[i] as SearchTerm, n))
+    return list.map((term) => counted.get(term) ?? 0)
+  }
+  const primary = terms.filter((term) => term.primary)
+  if (primaryFirst && primary.length > 0 && primary.length < terms.length)
+    yield* tiersOf(primary, cachedCount)
+  yield* tiersOf(terms, cachedCount)
 }
 
 /** The rows of the tiers in order, each item once, reading tier after tier until `take` are found. */
 export async function gatherTiers<R extends { item_id: number }>(
-  tiers: readonly TermTier[],
+  tiers: AsyncIterable<TermTier> | Iterable<TermTier>,
   take: number,
   read: (tier: TermTier, index: number) => Promise<R[]>,
 ): Promise<R[]> {
   const rows: R[] = []
   const seen = new Set<number>()
-  for (const [index, tier] of tiers.entries()) {
+  let index = 0
+  for await (const tier of tiers) {
     for (const row of await read(tier, index)) {
       if (!seen.has(row.item_id)) {
         seen.add(row.item_id)
         rows.push(row)
       }
     }
+    index++
     if (rows.length >= take) break
   }
   return rows

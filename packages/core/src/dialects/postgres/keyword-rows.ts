@@ -13,12 +13,12 @@ async function termCounts(db: DialectConnection, terms: readonly SearchTerm[]): 
   return terms.map((_, i) => Number(row?.[`n${i}`] ?? 0))
 }
 
-const tiersOf = (db: DialectConnection, terms: readonly SearchTerm[]): Promise<TermTier[]> =>
-  relevanceTiers(terms, (all) => termCounts(db, all))
+const tiersOf = (db: DialectConnection, terms: readonly SearchTerm[], primaryFirst = false) =>
+  relevanceTiers(terms, (all) => termCounts(db, all), primaryFirst)
 
 /** The best `take` messages by relevance: the term tiers (search/tiers.ts), each one ranked statement. */
 export const rankedMessages: Dialect['rankedMessages'] = async (db, terms, options, take) =>
-  gatherTiers(await tiersOf(db, terms), take, (tier) =>
+  gatherTiers(tiersOf(db, terms), take, (tier) =>
     db.read<HitRow>(pgHitQuery('message', tier, options, take), 'Searching messages'),
   )
 
@@ -31,8 +31,9 @@ export const rankedMessages: Dialect['rankedMessages'] = async (db, terms, optio
  */
 export const keywordRows: Dialect['keywordRows'] = async (db, terms, options, take, withEpisodes, after) => {
   const any: TermTier = { terms, operator: 'OR' }
-  // time order pages by keyset over the plain OR; relevance (never paged by keyset) ranks by tiers
-  const tiers = (options.sort ?? 'relevance') === 'relevance' ? await tiersOf(db, terms) : [any]
+  // time order pages by keyset over the plain OR; relevance (never paged by keyset) ranks by tiers, the
+  // words as written first
+  const tiers = (options.sort ?? 'relevance') === 'relevance' ? tiersOf(db, terms, true) : [any]
   const plain = isPlainSearch(options, after)
   let episodes: HitRow[] = []
   const messages = await gatherTiers(tiers, take, async (tier, index) => {

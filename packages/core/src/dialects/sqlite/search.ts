@@ -23,14 +23,25 @@ async function termCounts(db: DialectConnection, terms: readonly SearchTerm[]): 
 }
 
 /** The best `take` messages by relevance: the term tiers (search/tiers.ts), each ranked by recency tiers. */
-export const rankedMessages: Dialect['rankedMessages'] = async (db, terms, options, take) =>
-  gatherTiers(await relevanceTiers(terms, (all) => termCounts(db, all)), take, (tier) =>
-    recencyRanked(db, tier, options, take),
+const ranked = (
+  db: DialectConnection,
+  terms: readonly SearchTerm[],
+  options: Parameters<Dialect['rankedMessages']>[2],
+  take: number,
+  primaryFirst: boolean,
+) =>
+  gatherTiers(
+    relevanceTiers(terms, (all) => termCounts(db, all), primaryFirst),
+    take,
+    (tier) => recencyRanked(db, tier, options, take),
   )
+
+export const rankedMessages: Dialect['rankedMessages'] = (db, terms, options, take) =>
+  ranked(db, terms, options, take, false)
 
 /**
  * A keyword search's rows: each half is its own in-process query, episodes first; messages by relevance
- * (rankedMessages) or, in time order, the plain OR paged by keyset.
+ * (the words as written first: relevanceTiers) or, in time order, the plain OR paged by keyset.
  */
 export const keywordRows: Dialect['keywordRows'] = async (db, terms, options, take, withEpisodes, after) => {
   const any = { terms, operator: 'OR' } as const
@@ -39,7 +50,7 @@ export const keywordRows: Dialect['keywordRows'] = async (db, terms, options, ta
     : []
   const messages =
     (options.sort ?? 'relevance') === 'relevance'
-      ? await rankedMessages(db, terms, options, take)
+      ? await ranked(db, terms, options, take, true)
       : await db.read<HitRow>(hitQuery('message', any, options, take, after), 'Searching messages')
   return { episodes, messages }
 }
