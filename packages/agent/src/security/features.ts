@@ -13,6 +13,7 @@ const MASK = (1 << FEATURE_BITS) - 1
  * 1–4 leave one writer out, at a quarter of the 1–4-grams' features.
  */
 const CHAR_GRAMS = 4
+const DIGITS = process.env.DIGITS === '1'
 const PRIME = 0x01000193
 const WORD_SEED = 0x9e3779b1
 
@@ -76,6 +77,7 @@ export function ngrams(lower: string): Ngrams {
   let previousWhite = true
   for (let i = 0; i < lower.length; i++) {
     let code = lower.charCodeAt(i)
+    if (DIGITS && code >= 0x31 && code <= 0x39) code = 0x30
     if (isWhite(code)) {
       if (previousWhite) continue
       previousWhite = true
@@ -100,7 +102,8 @@ export function ngrams(lower: string): Ngrams {
   let start = -1
   let running = WORD_SEED
   for (let i = 0; i <= lower.length; i++) {
-    const code = i < lower.length ? lower.charCodeAt(i) : 0x20
+    let code = i < lower.length ? lower.charCodeAt(i) : 0x20
+    if (DIGITS && code >= 0x31 && code <= 0x39) code = 0x30
     const ideographic = isIdeographic(code)
     if (!ideographic && (isWordChar(code) || (code >= 0xd800 && code <= 0xdfff))) {
       if (start < 0) {

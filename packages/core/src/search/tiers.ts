@@ -54,7 +54,12 @@ export async function* relevanceTiers(
   const counted = new Map<SearchTerm, number>()
   const cachedCount = async (list: readonly SearchTerm[]) => {
     const missing = list.filter((term) => !counted.has(term))
-    if (missing.length > 0) (await count(missing)).forEach((n, i) => counted.set(missing[i] as SearchTerm, n))
+    if (missing.length > 0) {
+      const counts = await count(missing)
+      missing.forEach((term, i) => {
+        counted.set(term, counts[i] ?? 0)
+      })
+    }
     return list.map((term) => counted.get(term) ?? 0)
   }
   const primary = terms.filter((term) => term.primary)
