@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { MemoryFiles, scanForThreats } from '../src/index.ts'
 import { FEATURES_PER_CHAR, ngrams } from '../src/security/features.ts'
 import { foldForMatching } from '../src/security/normalize.ts'
-import { scanWithModel } from '../src/security/threats.ts'
+import { firstStage, scanWithModel } from '../src/security/threats.ts'
 
 /** The rules alone: these tests are about the families, not the learned layer beside them. */
 const rule = (text: string) => {
@@ -154,6 +154,35 @@ describe('ROT13 and nested encodings', () => {
   })
 })
 
+describe('the numbers in a note do not move its score', () => {
+  it('scores a text the same whatever digits its numbers hold', () => {
+    const words = fc.array(
+      fc.constantFrom('worker', 'entry', '#', ':', '用户喜欢简洁的回答', 'port', 'v', '.', 'Deploy', 'at'),
+      { minLength: 1, maxLength: 10 },
+    )
+    const numbers = fc.array(fc.nat({ max: 999_999 }), { minLength: 10, maxLength: 10 })
+    fc.assert(
+      fc.property(words, numbers, fc.integer({ min: 1, max: 9 }), (parts, n, shift) => {
+        const text = (digits: (d: string) => string) =>
+          parts.map((part, i) => (i % 2 ? `${part} ${String(n[i]).replace(/\d/g, digits)}` : part)).join(' ')
+        const other = text((d) => String((Number(d) + shift) % 10))
+        expect(firstStage(text((d) => d)).score).toBe(firstStage(other).score)
+      }),
+      { numRuns: 300 },
+    )
+    // the concurrency tests' entries: one of them scored 0.83 (refused) when digits were read as themselves
+    for (let worker = 0; worker < 8; worker++)
+      for (let entry = 0; entry < 40; entry++)
+        expect(scanForThreats(`worker ${worker} entry ${entry}: 用户喜欢简洁的回答`).ok).toBe(true)
+  })
+
+  it('keeps the digits of a run that holds a letter: a hash is not a number', () => {
+    expect(firstStage('The commit is 3f786850e387550fdab836ed7e6dc881de23001b').score).not.toBe(
+      firstStage('The commit is 0f000000e000000fdab000ed0e0dc000de00000b').score,
+    )
+  })
+})
+
 describe('the learned layer is linear', () => {
   it('visits a constant number of features per character, whatever the text', () => {
     fc.assert(
@@ -269,10 +298,13 @@ describe('folding and the learned layer read each character once, as their defin
     )
   })
 
-  it('hashes each window of four characters, white space runs read as one space', () => {
+  it('hashes each window of four characters, white space runs read as one space and numbers as 0s', () => {
     const PRIME = 0x01000193
     const windows = (lower: string) => {
-      const collapsed = lower.replace(/^[ \n\t\r]+/, '').replace(/[ \n\t\r]+/g, ' ')
+      const collapsed = lower
+        .replace(/[0-9a-z_]+/g, (run) => (/^[0-9]+$/.test(run) ? '0'.repeat(run.length) : run))
+        .replace(/^[ \n\t\r]+/, '')
+        .replace(/[ \n\t\r]+/g, ' ')
       const buckets: number[] = []
       for (let i = 0; i + 4 <= collapsed.length; i++) {
         let hash = 0x811c9dc5
@@ -283,7 +315,9 @@ describe('folding and the learned layer read each character once, as their defin
     }
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom('a', 'b', ' ', '\t', '\n', '\r', '中', 'é', '.'), { maxLength: 14 }),
+        fc.array(fc.constantFrom('a', 'b', ' ', '\t', '\n', '\r', '中', 'é', '.', '0', '7'), {
+          maxLength: 14,
+        }),
         (parts) => {
           const lower = parts.join('')
           const { count, buckets, from } = ngrams(lower)

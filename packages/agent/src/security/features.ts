@@ -1,6 +1,6 @@
 /**
  * The features the learned layer reads: hashed character 4-grams, hashed word unigrams and bigrams of the folded, lower-cased
- * text, and named features (the cue groups of families.ts held by a sentence, and their pairs). No n-gram
+ * text (the digits of a number read as 0s, see {@link numberDigits}), and named features (the cue groups of families.ts held by a sentence, and their pairs). No n-gram
  * is built as a string: each is hashed as it is read (FNV-1a), so the cost is a constant per character.
  */
 
@@ -13,7 +13,6 @@ const MASK = (1 << FEATURE_BITS) - 1
  * 1–4 leave one writer out, at a quarter of the 1–4-grams' features.
  */
 const CHAR_GRAMS = 4
-const DIGITS = process.env.DIGITS === '1'
 const PRIME = 0x01000193
 const WORD_SEED = 0x9e3779b1
 
@@ -36,6 +35,35 @@ const scratch: Ngrams = {
   buckets: new Uint32Array(4096),
   from: new Int32Array(4096),
   to: new Int32Array(4096),
+}
+let numeral = new Uint8Array(4096)
+
+const isDigit = (code: number) => code >= 0x30 && code <= 0x39
+const isAsciiWordChar = (code: number) => isDigit(code) || (code >= 0x61 && code <= 0x7a) || code === 0x5f
+
+/**
+ * Marks in `numeral` the digits that form numbers: runs of ASCII letters, digits and `_` made of digits only
+ * (`4`, `2023`, `192.168.1.1`'s parts). They are read as 0s: which number a note holds says nothing about its
+ * intent, and before, "worker 4 entry 0: 用户喜欢简洁的回答" scored 0.83 (refused) where "worker 7 entry 1"
+ * scored 0.10. A run with a letter (a hash, `v2`, hex) keeps its digits: folded, every hex string would read
+ * like the hex payloads of the training lists. Linear: one pass.
+ */
+function numberDigits(lower: string): Uint8Array {
+  if (numeral.length < lower.length) numeral = new Uint8Array(lower.length)
+  let start = 0
+  let letters = false
+  for (let i = 0; i <= lower.length; i++) {
+    const code = i < lower.length ? lower.charCodeAt(i) : 0x20
+    if (isAsciiWordChar(code)) {
+      if (!isDigit(code)) letters = true
+      continue
+    }
+    numeral.fill(letters ? 0 : 1, start, i)
+    if (i < lower.length) numeral[i] = 0
+    start = i + 1
+    letters = false
+  }
+  return numeral
 }
 
 const isWordChar = (code: number) =>
@@ -67,6 +95,7 @@ export function ngrams(lower: string): Ngrams {
     scratch.to = new Int32Array(needed)
   }
   const { buckets, from, to } = scratch
+  const number = numberDigits(lower)
   let total = 0
   // Character 4-grams over the text with white space runs read as one space (and leading white space
   // dropped): each window of four such characters, read once each, in the order the windows end.
@@ -77,7 +106,7 @@ export function ngrams(lower: string): Ngrams {
   let previousWhite = true
   for (let i = 0; i < lower.length; i++) {
     let code = lower.charCodeAt(i)
-    if (DIGITS && code >= 0x31 && code <= 0x39) code = 0x30
+    if (number[i] === 1) code = 0x30
     if (isWhite(code)) {
       if (previousWhite) continue
       previousWhite = true
@@ -103,7 +132,7 @@ export function ngrams(lower: string): Ngrams {
   let running = WORD_SEED
   for (let i = 0; i <= lower.length; i++) {
     let code = i < lower.length ? lower.charCodeAt(i) : 0x20
-    if (DIGITS && code >= 0x31 && code <= 0x39) code = 0x30
+    if (i < lower.length && number[i] === 1) code = 0x30
     const ideographic = isIdeographic(code)
     if (!ideographic && (isWordChar(code) || (code >= 0xd800 && code <= 0xdfff))) {
       if (start < 0) {
