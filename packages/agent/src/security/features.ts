@@ -1,7 +1,8 @@
 /**
- * The features the learned layer reads: hashed character 4-grams, hashed word unigrams and bigrams of the folded, lower-cased
- * text (the digits of a number read as 0s, see {@link numberDigits}), and named features (the cue groups of families.ts held by a sentence, and their pairs). No n-gram
- * is built as a string: each is hashed as it is read (FNV-1a), so the cost is a constant per character.
+ * The features the learned layer reads: hashed character 4-grams, hashed word unigrams and bigrams of the
+ * folded, lower-cased text (the digits of a number read as 0s, see {@link numberDigits}), and named features
+ * (the cue groups of families.ts held by a sentence, and their pairs). No n-gram is built as a string: each
+ * is hashed as it is read (FNV-1a), so the cost is a constant per character.
  */
 
 /** 2^BITS buckets; the shipped weights have exactly this many. */
