@@ -2,11 +2,10 @@ import { fileURLToPath } from 'node:url'
 import type { PGlite } from '@electric-sql/pglite'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { StorageDriver } from '../src/driver.ts'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { openStore, openStoreWithDriver, type Store } from '../src/index.ts'
 import { INDEX_MARK, splitCjk, toIndexText } from '../src/search/cjk.ts'
-import { migrationsBefore, tempDbPath, tempDir } from './helpers.ts'
+import { migrationsBefore, tempDbPath, tempDir, watchedDriver } from './helpers.ts'
 import { newPglite } from './pglite-template.ts'
 import { pgliteBefore } from './postgres-helpers.ts'
 
@@ -98,21 +97,13 @@ describe('migration 0016 on SQLite: a database indexed one token per CJK charact
     const path = await oldFile()
     // a driver on which another store upgrades the file after this one read the task and before it reads
     // the graph items: it then reads the pairs the other wrote, where it expected one token per character
-    const inner = betterSqlite3Driver({ path })
     let other = true
-    const driver: StorageDriver = {
-      ...inner,
-      capabilities: inner.capabilities,
-      execute: async (statement) => {
-        if (other && statement.sql.includes('FROM graph_items WHERE search_text LIKE')) {
-          other = false
-          await (await openStore({ url: path })).close()
-        }
-        return inner.execute(statement)
-      },
-      batch: (statements) => inner.batch(statements),
-      close: () => inner.close(),
-    }
+    const driver = watchedDriver(betterSqlite3Driver({ path }), async (statement) => {
+      if (other && statement.sql.includes('FROM graph_items WHERE search_text LIKE')) {
+        other = false
+        await (await openStore({ url: path })).close()
+      }
+    })
     const store = await openStoreWithDriver(driver, {})
     try {
       expect(await finds(store)).toEqual({ message: true, episode: true, item: true })

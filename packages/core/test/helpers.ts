@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { afterAll } from 'vitest'
+import type { Statement, StorageDriver } from '../src/driver.ts'
 import {
   type DriverName,
   openStore,
@@ -39,6 +40,27 @@ export function migrationsBefore(
   journal.entries = journal.entries.slice(0, at)
   writeFileSync(journalPath, JSON.stringify(journal))
   return { folder, tag }
+}
+
+/**
+ * `inner` with `seen` called on each statement it executes on its own (not in a batch), before the statement
+ * runs: a test's record of the reads a store makes, or a hook that acts between two of them.
+ */
+export function watchedDriver(
+  inner: StorageDriver,
+  seen: (statement: Statement) => void | Promise<void>,
+): StorageDriver {
+  return {
+    ...inner,
+    name: inner.name,
+    capabilities: inner.capabilities,
+    execute: async (statement) => {
+      await seen(statement)
+      return inner.execute(statement)
+    },
+    batch: (statements) => inner.batch(statements),
+    close: () => inner.close(),
+  }
 }
 
 let counter = 0

@@ -4,7 +4,7 @@ import { TIER_DECAY, TIER_MATCHES } from '../src/dialects/sqlite/recency-tiers.t
 import type { Statement, StorageDriver } from '../src/driver.ts'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { type MessageInput, openStoreWithDriver, type SearchHit, type Store } from '../src/index.ts'
-import { tempDbPath, tempDir } from './helpers.ts'
+import { tempDbPath, tempDir, watchedDriver } from './helpers.ts'
 
 // Recency tiers (src/dialects/sqlite/recency-tiers.ts), checked by counting the rows each search scores and by
 // comparing its hits with the rule computed over every match.
@@ -29,22 +29,11 @@ function messages(from: number, count: number): MessageInput[] {
 
 /** A better-sqlite3 driver that keeps the statements that score tiers (they call bm25). */
 function recording(path: string): { driver: StorageDriver; scored: Statement[] } {
-  const inner = betterSqlite3Driver({ path })
   const scored: Statement[] = []
-  return {
-    scored,
-    driver: {
-      ...inner,
-      name: inner.name,
-      capabilities: inner.capabilities,
-      execute: (statement) => {
-        if (statement.sql.includes('bm25(')) scored.push(statement)
-        return inner.execute(statement)
-      },
-      batch: (statements) => inner.batch(statements),
-      close: () => inner.close(),
-    },
-  }
+  const driver = watchedDriver(betterSqlite3Driver({ path }), (statement) => {
+    if (statement.sql.includes('bm25(')) scored.push(statement)
+  })
+  return { scored, driver }
 }
 
 describe('relevance search over many matches (recency tiers)', () => {

@@ -4,7 +4,7 @@ import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { openStoreWithDriver } from '../src/index.ts'
 import { parseSearchQuery, type SearchTerm } from '../src/search/query.ts'
 import { COMMON_TERM_MESSAGES, gatherTiers, relevanceTiers, type TermTier } from '../src/search/tiers.ts'
-import { tempDbPath, tempDir } from './helpers.ts'
+import { tempDbPath, tempDir, watchedDriver } from './helpers.ts'
 
 // A keyword search ranks the words as written first (search/tiers.ts, primaryFirst): a CJK word's pairs and
 // parts join only when the word alone falls short.
@@ -63,22 +63,11 @@ describe('relevanceTiers with the words as written first', () => {
 
 /** A better-sqlite3 driver that keeps the statements that read the message index. */
 function recording(path: string): { driver: StorageDriver; seen: Statement[] } {
-  const inner = betterSqlite3Driver({ path })
   const seen: Statement[] = []
-  return {
-    seen,
-    driver: {
-      ...inner,
-      name: inner.name,
-      capabilities: inner.capabilities,
-      execute: (statement) => {
-        if (statement.sql.includes('messages_fts MATCH')) seen.push(statement)
-        return inner.execute(statement)
-      },
-      batch: (statements) => inner.batch(statements),
-      close: () => inner.close(),
-    },
-  }
+  const driver = watchedDriver(betterSqlite3Driver({ path }), (statement) => {
+    if (statement.sql.includes('messages_fts MATCH')) seen.push(statement)
+  })
+  return { seen, driver }
 }
 
 describe('a CJK keyword search on SQLite', () => {
