@@ -120,13 +120,14 @@ if (batchAt >= 0) {
   if (files.length === 0)
     throw new Error('--batch needs corpus files, comma-separated: --batch a.json,b.json')
   const shipped = shippedModel()
-  const entries = files.flatMap((file) => readCorpus(file, basename(file).replace(/\.json$/, '')))
-  console.log('## A new batch, the shipped scanner (never trained on it)\n')
-  for (const file of files) {
+  const byWriter = files.map((file) => {
     const writer = basename(file).replace(/\.json$/, '')
-    const mine = entries.filter((entry) => entry.writer === writer)
-    console.log(`${writer}, both: ${cell(measure(mine, refuser('both', shipped)).overall)}`)
-  }
+    return { writer, entries: readCorpus(file, writer) }
+  })
+  const entries = byWriter.flatMap((corpus) => corpus.entries)
+  console.log('## A new batch, the shipped scanner (never trained on it)\n')
+  for (const corpus of byWriter)
+    console.log(`${corpus.writer}, both: ${cell(measure(corpus.entries, refuser('both', shipped)).overall)}`)
   for (const mode of modes) {
     const result = measure(entries, refuser(mode, shipped))
     console.log(`\n### Pooled: ${mode}: ${cell(result.overall)}\n`)
