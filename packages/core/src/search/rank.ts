@@ -3,12 +3,16 @@
  *
  * A candidate's own relevance is its BM25 score divided by the best one, so every weight below is
  * relative. On top of it:
- * - windows: each candidate centres a window (previous, itself, next message of its session); a message
- *   also scores WINDOW × the best window it is in, so the reply to the turn holding the question's words
- *   ranks next to that turn. A window's score is the sum of its members' own scores (capped at 1): a
- *   window matching the question's words in two turns has both turns' scores. (An FTS5 index of the
- *   windows was measured and dropped: no recall added on LoCoMo dev, ~211 bytes per message;
- *   docs/decisions/window-index.md.)
+ * - windows: each candidate centres a window (itself and up to two messages on either side, as far as
+ *   the candidates reach: the matches and the two messages on either side of each); a message also scores
+ *   WINDOW × its window's BM25 over the question's words (window-words.ts), divided by the best window's, so
+ *   a turn between those holding the question's words ranks with them, and a window holding several of
+ *   the words in different turns scores as one text would. Chosen on the LoCoMo dev tune conversations
+ *   (2026-12-04, docs/benchmarks.md#locomo-pnpm-evallocomo): a plain BM25 over five-message windows beside
+ *   each turn's own measured R@5 66.5 against 63.5 for three-message windows, and this ranking took tune
+ *   69.7 / 76.5 to 71.9 / 80.1; the windows before summed their three members' own scores, capped at 1.
+ *   (An FTS5 index of the windows was measured and dropped: no recall added on LoCoMo dev, ~211 bytes per
+ *   message; docs/decisions/window-index.md.)
  * - replies: when the message before it asks something (holds a question mark) and another speaker
  *   wrote it (by `name`, else by role), a message receives REPLY × that question's score: the answer to
  *   a matching question is what the question is about ("What did you take away from it?" → "It taught
@@ -27,6 +31,7 @@
  * (A session prior — a share of the session's summed scores — was measured and did not help: not kept.)
  */
 import { hasTimeExpression, type TimeRange } from './time-words.ts'
+import { countWords } from './window-words.ts'
 
 /** The techniques, each of which can be turned off (for evaluation: `SearchOptions.ranking`). */
 export const RANK_FEATURES = [
@@ -51,7 +56,7 @@ export const ALL_RANK_FEATURES: Readonly<RankFeatures> = {
   statements: true,
 }
 
-const WINDOW = 1.5
+const WINDOW = 1
 const REPLY = 1
 const PARTICIPANT = 0.15
 const TIME = 0.5
@@ -75,6 +80,8 @@ export interface Candidate {
 export interface Question {
   /** The query as the user wrote it. */
   text: string
+  /** The words the windows count (window-words.ts {@link windowWords}). */
+  words: readonly string[]
   timeQuestion: boolean
   ranges: readonly TimeRange[]
 }
@@ -110,18 +117,7 @@ export function rankCandidates(
   for (const c of candidates.values()) best = Math.max(best, c.relevance)
   const own = (id: number | null) => (id === null ? 0 : (candidates.get(id)?.relevance ?? 0) / (best || 1))
 
-  const window = new Map<number, number>()
-  if (features.windows) {
-    // windows centre on the messages that matched: a neighbour's share comes from the match beside it
-    for (const c of candidates.values()) {
-      if (c.relevance <= 0) continue
-      const sum = Math.min(1, own(c.prev) + own(c.id) + own(c.next))
-      if (sum <= 0) continue
-      for (const id of [c.prev, c.id, c.next]) {
-        if (id !== null) window.set(id, Math.max(window.get(id) ?? 0, sum))
-      }
-    }
-  }
+  const window = features.windows ? windowScores(candidates, question.words) : new Map<number, number>()
   const named = new Set<string>()
   if (features.participants) {
     for (const c of candidates.values()) {
@@ -142,4 +138,71 @@ export function rankCandidates(
     if (score > 0) ranked.push({ id: c.id, score })
   }
   return ranked.sort((a, b) => b.score - a.score || a.id - b.id)
+}
+
+/** Messages on either side of a candidate that its window holds. */
+const WINDOW_RADIUS = 2
+/** BM25's constants, as FTS5 has them. */
+const K1 = 1.2
+const B = 0.75
+
+/**
+ * Each candidate's window (itself and up to {@link WINDOW_RADIUS} messages on either side, as far as the
+ * candidates reach) scored by BM25 over the windows' words, divided by the best window's: a window holding
+ * the question's words across several turns scores as one text would. Document frequencies are those of
+ * the candidates' windows. Linear in the candidates' text.
+ */
+function windowScores(
+  candidates: ReadonlyMap<number, Candidate>,
+  words: readonly string[],
+): Map<number, number> {
+  const scores = new Map<number, number>()
+  if (words.length === 0) return scores
+  const own = new Map<number, { counts: number[]; length: number }>()
+  for (const c of candidates.values()) own.set(c.id, countWords(c.content ?? '', words))
+  const windows: { id: number; counts: number[]; length: number }[] = []
+  for (const c of candidates.values()) {
+    const members = [c]
+    for (const side of ['prev', 'next'] as const) {
+      let at: Candidate | undefined = c
+      for (let step = 0; step < WINDOW_RADIUS; step++) {
+        const id: number | null | undefined = at?.[side]
+        at = id == null ? undefined : candidates.get(id)
+        if (at === undefined) break
+        members.push(at)
+      }
+    }
+    const counts = new Array<number>(words.length).fill(0)
+    let length = 0
+    for (const member of members) {
+      const held = own.get(member.id) as { counts: number[]; length: number }
+      length += held.length
+      held.counts.forEach((count, i) => {
+        counts[i] = (counts[i] as number) + count
+      })
+    }
+    windows.push({ id: c.id, counts, length })
+  }
+  const documents = new Array<number>(words.length).fill(0)
+  let total = 0
+  for (const w of windows) {
+    total += w.length
+    w.counts.forEach((count, i) => {
+      if (count > 0) documents[i] = (documents[i] as number) + 1
+    })
+  }
+  const average = total / windows.length || 1
+  const idf = documents.map((n) => Math.log((windows.length - n + 0.5) / (n + 0.5) + 1))
+  let best = 0
+  for (const w of windows) {
+    let score = 0
+    w.counts.forEach((count, i) => {
+      if (count > 0)
+        score += ((idf[i] as number) * count * (K1 + 1)) / (count + K1 * (1 - B + (B * w.length) / average))
+    })
+    if (score > 0) scores.set(w.id, score)
+    best = Math.max(best, score)
+  }
+  for (const [id, score] of scores) scores.set(id, score / best)
+  return scores
 }

@@ -3,6 +3,7 @@ import { parseSearchQuery } from '../search/query.ts'
 import { isTimeQuestion, stripQuestionWords, withHanBigrams } from '../search/question-words.ts'
 import { ALL_RANK_FEATURES, type Candidate, type RankFeatures, rankCandidates } from '../search/rank.ts'
 import { parseQueryDates } from '../search/time-words.ts'
+import { windowWords } from '../search/window-words.ts'
 import { messageFilters } from '../search-sql.ts'
 import type { SearchOptions } from '../types.ts'
 import type { StoreContext } from './context.ts'
@@ -13,6 +14,8 @@ const DATE_POOL = 20
 const NEIGHBOUR_SNIPPET_CHARS = 200
 /** Characters of a candidate's text the ranking reads (for time expressions): bounded work per hit. */
 const RANKED_TEXT_CHARS = 2000
+/** Characters of a candidate's text its window's words are counted in (rank.ts: windows): bounded work per hit. */
+const WINDOW_TEXT_CHARS = 1000
 /** Characters of a candidate's text read for a question mark (rank.ts: replies): bounded work per hit. */
 const ASKS_CHARS = 2000
 /** Capitalised words of a question looked up as speakers' names: bounded work per question. */
@@ -27,6 +30,8 @@ interface DetailRow {
   timestamp: number
   prev: number | null
   next: number | null
+  prev2: number | null
+  next2: number | null
 }
 
 const CAPITALISED_WORD = /\p{Lu}[\p{L}\p{N}]*(?:['’]s)?/gu
@@ -115,10 +120,25 @@ export async function conversationSearch(
 
   const rows = new Map<number, HitRow>(matched.map((row) => [row.item_id, row]))
   const timeQuestion = isTimeQuestion(query)
-  // only a when-question reads the texts (for time expressions); otherwise a neighbour's snippet is enough
-  const chars = features.time && timeQuestion ? RANKED_TEXT_CHARS : NEIGHBOUR_SNIPPET_CHARS + 1
+  // a when-question reads the texts for time expressions, the windows for the question's words
+  const chars =
+    features.time && timeQuestion
+      ? RANKED_TEXT_CHARS
+      : features.windows
+        ? WINDOW_TEXT_CHARS
+        : NEIGHBOUR_SNIPPET_CHARS + 1
   const candidates = await neighbourhood(ctx, options, rows, features.windows || features.replies, chars)
-  const ranked = rankCandidates(candidates, { text: query, timeQuestion, ranges: dates.ranges }, features)
+  const words = windowWords(
+    parseSearchQuery(text)
+      // a CJK run is one primary term: its pairs (helper terms) are what a window's text holds
+      .filter((term) => !term.stop && (term.primary || term.cjk))
+      .map((term) => term.text),
+  )
+  const ranked = rankCandidates(
+    candidates,
+    { text: query, words, timeQuestion, ranges: dates.ranges },
+    features,
+  )
   return ranked.slice(0, take).map(({ id, score }) => ({ ...(rows.get(id) as HitRow), score }))
 }
 
@@ -142,13 +162,17 @@ async function neighbourhood(
       sql: `WITH c(id) AS (VALUES ${ids.map(() => '(CAST(? AS BIGINT))').join(', ')}),
         w AS MATERIALIZED (SELECT c.id,
           (SELECT max(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id < c.id) AS prev,
-          (SELECT min(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id > c.id) AS next
+          (SELECT min(m.id) FROM messages m WHERE m.session_id = t.session_id AND m.id > c.id) AS next,
+          (SELECT m.id FROM messages m WHERE m.session_id = t.session_id AND m.id < c.id
+            ORDER BY m.id DESC LIMIT 1 OFFSET 1) AS prev2,
+          (SELECT m.id FROM messages m WHERE m.session_id = t.session_id AND m.id > c.id
+            ORDER BY m.id LIMIT 1 OFFSET 1) AS next2
           FROM c JOIN messages t ON t.id = c.id)
         SELECT t.id, t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name,
           substr(t.content, 1, ${chars}) AS content, substr(t.content, 1, ${ASKS_CHARS}) LIKE ? AS asks,
-          w.prev, w.next
+          w.prev, w.next, w.prev2, w.next2
         FROM messages t JOIN sessions s ON s.id = t.session_id LEFT JOIN w ON w.id = t.id
-        WHERE t.id IN (${neighbours ? 'SELECT id FROM w UNION ALL SELECT prev FROM w UNION ALL SELECT next FROM w' : 'SELECT id FROM c'})
+        WHERE t.id IN (${neighbours ? 'SELECT id FROM w UNION ALL SELECT prev FROM w UNION ALL SELECT next FROM w UNION ALL SELECT prev2 FROM w UNION ALL SELECT next2 FROM w' : 'SELECT id FROM c'})
           ${filters.where.map((where) => `AND ${where}`).join(' ')}`,
       // the question mark as a bound pattern: never a placeholder in the statement's text
       params: [...ids, '%?%', ...filters.params],
@@ -183,13 +207,20 @@ async function neighbourhood(
       timestamp: row.timestamp,
     })
   }
-  // a neighbour's own links are those of the matches beside it
-  for (const id of ids) {
-    const c = candidates.get(id)
-    const before = c?.prev == null ? undefined : candidates.get(c.prev)
-    if (c && before && !matched.has(before.id)) before.next = c.id
-    const after = c?.next == null ? undefined : candidates.get(c.next)
-    if (c && after && !matched.has(after.id)) after.prev = c.id
+  // a neighbour's own links are those of the matches beside it (two on either side)
+  const link = (first: number | null | undefined, second: number | null | undefined) => {
+    const before = first == null ? undefined : candidates.get(first)
+    const after = second == null ? undefined : candidates.get(second)
+    if (before === undefined || after === undefined) return
+    if (!matched.has(before.id)) before.next = after.id
+    if (!matched.has(after.id)) after.prev = before.id
+  }
+  for (const row of found) {
+    if (!matched.has(row.id)) continue
+    link(row.prev2, row.prev)
+    link(row.prev, row.id)
+    link(row.id, row.next)
+    link(row.next, row.next2)
   }
   return candidates
 }

@@ -103,6 +103,37 @@ export function searchSuite(h: Harness): void {
     expect(hits.some((h) => /vacuum/.test(h.snippet))).toBe(true)
   })
 
+  it('finds a turn two messages from each of two that hold the question’s words (windows of five)', async () => {
+    const trip = await store.createSession({ source: 'chat', userId: 'carol' })
+    const elsewhere = await store.createSession({ source: 'chat', userId: 'carol' })
+    const [, , best] = await store.appendMessages(trip.id, [
+      { role: 'user', name: 'Carol', content: 'We finally went kayaking on Saturday.', timestamp: 10_000 },
+      { role: 'assistant', name: 'Dan', content: 'Oh nice, how was it?', timestamp: 10_001 },
+      {
+        role: 'user',
+        name: 'Carol',
+        content: 'Honestly the best weekend I have had all year.',
+        timestamp: 10_002,
+      },
+      { role: 'assistant', name: 'Dan', content: 'I am so glad.', timestamp: 10_003 },
+      { role: 'user', name: 'Carol', content: 'The reservoir was freezing though.', timestamp: 10_004 },
+    ])
+    await store.appendMessages(elsewhere.id, [
+      { role: 'user', name: 'Carol', content: 'Kayaking lessons start in June.', timestamp: 20_000 },
+      { role: 'assistant', name: 'Dan', content: 'Good luck with it.', timestamp: 20_001 },
+      {
+        role: 'user',
+        name: 'Carol',
+        content: 'The reservoir road is closed for repairs.',
+        timestamp: 20_002,
+      },
+    ])
+    const hits = await store.search('How was the kayaking trip on the reservoir?', { userId: 'carol' })
+    // the message between them matches no word, and is neither's neighbour: only its window finds it
+    expect(hits.map((h) => h.messageId)).toContain(best?.id)
+    expect(hits.every((h) => h.sessionId === trip.id || h.sessionId === elsewhere.id)).toBe(true)
+  })
+
   it('matches identifiers, tool names and tool-call arguments', async () => {
     expect((await store.search('my-app.config.ts')).length).toBe(1)
     expect((await store.search('chat-send')).map((h) => h.role)).toEqual(['assistant'])

@@ -1,0 +1,37 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { countWords, lightStem, windowWords } from '../src/search/window-words.ts'
+
+describe('the words a window counts (rank.ts: windows)', () => {
+  it('compares alphabetic words by a light stem, CJK words inside their runs', () => {
+    expect(lightStem('Painted')).toBe('paint')
+    expect(lightStem('classes')).toBe('class')
+    expect(lightStem('was')).toBe('was')
+    const words = windowWords(['painting', 'sunset', '乔迁', '礼物', 'painted'])
+    expect(words).toEqual(['paint', 'sunset', '乔迁', '礼物'])
+    expect(countWords('She paints sunsets; I painted one too. 乔迁礼物选好了，礼物很贵', words)).toEqual({
+      counts: [2, 1, 1, 2],
+      length: 7 + 11,
+    })
+    expect(countWords('', words)).toEqual({ counts: [0, 0, 0, 0], length: 0 })
+  })
+
+  it('counts no more words than the text has, in time linear in the text', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ maxLength: 12 }), { maxLength: 8 }),
+        fc.string({ maxLength: 400 }),
+        (asked, text) => {
+          const words = windowWords(asked)
+          const { counts, length } = countWords(text, words)
+          expect(counts).toHaveLength(words.length)
+          const cjk = words.filter((w) => /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]/u.test(w))
+          // an alphabetic word counts once per token at most; a CJK word once per place it starts
+          const alphabetic = counts.filter((_, i) => !cjk.includes(words[i] as string))
+          expect(alphabetic.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(length)
+          for (const count of counts) expect(count).toBeLessThanOrEqual(text.length)
+        },
+      ),
+    )
+  })
+})
