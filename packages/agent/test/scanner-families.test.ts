@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
 import { MemoryFiles, scanForThreats } from '../src/index.ts'
-import { FEATURES_PER_CHAR, ngrams } from '../src/security/features.ts'
+import { FEATURE_BITS, FEATURES_PER_CHAR, ngrams } from '../src/security/features.ts'
 import { foldForMatching } from '../src/security/normalize.ts'
 import { firstStage, scanWithModel } from '../src/security/threats.ts'
 
@@ -309,7 +309,7 @@ describe('folding and the learned layer read each character once, as their defin
       for (let i = 0; i + 4 <= collapsed.length; i++) {
         let hash = 0x811c9dc5
         for (let k = i; k < i + 4; k++) hash = Math.imul(hash ^ collapsed.charCodeAt(k), PRIME)
-        buckets.push((Math.imul(hash ^ 4, PRIME) >>> 0) & 0xffff)
+        buckets.push((Math.imul(hash ^ 4, PRIME) >>> 0) & ((1 << FEATURE_BITS) - 1))
       }
       return buckets
     }

@@ -6,7 +6,7 @@
  */
 
 /** 2^BITS buckets; the shipped weights have exactly this many. */
-export const FEATURE_BITS = 16
+export const FEATURE_BITS = 18
 const MASK = (1 << FEATURE_BITS) - 1
 /**
  * Character 4-grams alone: shorter ones carry little that the word features (each Chinese, Japanese or

@@ -49,11 +49,12 @@ const NAMED_VALUE = 0.125
 
 /**
  * Scratch space for counting features: counts per bucket (saturating at 65,535, far past where
- * 1 + ln(count) changes anything), the buckets touched in the order first seen, and their values.
+ * 1 + ln(count) changes anything), the buckets touched in the order first seen, and their values (these
+ * two as long as the longest text's features, grown when a text needs more).
  */
 const COUNTS = new Uint16Array(1 << FEATURE_BITS)
-const TOUCHED = new Uint32Array(1 << FEATURE_BITS)
-const VALUES = new Float64Array(1 << FEATURE_BITS)
+let TOUCHED = new Uint32Array(4096)
+let VALUES = new Float64Array(4096)
 
 /** 1 + ln(count), from a table for the counts nearly every feature has. */
 const LOG_TABLE = Float64Array.from({ length: 64 }, (_, count) => (count === 0 ? 0 : 1 + Math.log(count)))
@@ -67,6 +68,11 @@ const weightOf = (count: number) => (count < 64 ? (LOG_TABLE[count] as number) :
  */
 function features(folded: string): number {
   const { count, buckets } = ngrams(folded.toLowerCase())
+  const pairs = cuePairs(folded)
+  if (TOUCHED.length < count + pairs.length) {
+    TOUCHED = new Uint32Array(count + pairs.length)
+    VALUES = new Float64Array(count + pairs.length)
+  }
   let touched = 0
   for (let i = 0; i < count; i++) {
     const bucket = buckets[i] as number
@@ -84,7 +90,7 @@ function features(folded: string): number {
   }
   const norm = 1 / Math.sqrt(Math.max(1, squares))
   for (let i = 0; i < touched; i++) VALUES[i] = (VALUES[i] as number) * norm
-  for (const pair of cuePairs(folded)) {
+  for (const pair of pairs) {
     TOUCHED[touched] = pairBucket(pair)
     VALUES[touched++] = NAMED_VALUE
   }
