@@ -16,6 +16,57 @@ describe('the words a window counts (rank.ts: windows)', () => {
     expect(countWords('', words)).toEqual({ counts: [0, 0, 0, 0], length: 0 })
   })
 
+  it('counts as the plain definition does: words of letters and digits by their stems, CJK inside runs', () => {
+    const reference = (text: string, words: readonly string[]) => {
+      const counts = words.map(() => 0)
+      let length = 0
+      for (const [token] of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+        if (/[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]/u.test(token)) {
+          length += token.length
+          words.forEach((word, i) => {
+            if (!/[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]/u.test(word)) return
+            for (let at = token.indexOf(word); at >= 0; at = token.indexOf(word, at + word.length))
+              counts[i] = (counts[i] as number) + 1
+          })
+          continue
+        }
+        length++
+        const i = words.indexOf(lightStem(token))
+        if (i >= 0) counts[i] = (counts[i] as number) + 1
+      }
+      return { counts, length }
+    }
+    const piece = fc.constantFrom(
+      'Paint',
+      'painted',
+      'paints',
+      'ed',
+      'İs',
+      'été',
+      'ÉTÉ',
+      'a',
+      '7',
+      'x2',
+      '礼物',
+      '乔迁',
+      '。',
+      ' ',
+      ',',
+      '-',
+      '\n',
+      'ing',
+      'Sİng',
+    )
+    const text = fc.array(piece, { maxLength: 30 }).map((parts) => parts.join(''))
+    fc.assert(
+      fc.property(text, fc.array(text, { maxLength: 5 }), (body, asked) => {
+        const words = windowWords(asked)
+        expect(countWords(body, words)).toEqual(reference(body, words))
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
   it('counts no more words than the text has, in time linear in the text', () => {
     fc.assert(
       fc.property(

@@ -31,7 +31,7 @@
  * (A session prior — a share of the session's summed scores — was measured and did not help: not kept.)
  */
 import { hasTimeExpression, type TimeRange } from './time-words.ts'
-import { countWords } from './window-words.ts'
+import { wordCounter } from './window-words.ts'
 
 /** The techniques, each of which can be turned off (for evaluation: `SearchOptions.ranking`). */
 export const RANK_FEATURES = [
@@ -158,8 +158,9 @@ function windowScores(
 ): Map<number, number> {
   const scores = new Map<number, number>()
   if (words.length === 0) return scores
+  const count = wordCounter(words)
   const own = new Map<number, { counts: number[]; length: number }>()
-  for (const c of candidates.values()) own.set(c.id, countWords(c.content ?? '', words))
+  for (const c of candidates.values()) own.set(c.id, count(c.content ?? ''))
   const windows: { id: number; counts: number[]; length: number }[] = []
   for (const c of candidates.values()) {
     const members = [c]

@@ -15,7 +15,7 @@ const NEIGHBOUR_SNIPPET_CHARS = 200
 /** Characters of a candidate's text the ranking reads (for time expressions): bounded work per hit. */
 const RANKED_TEXT_CHARS = 2000
 /** Characters of a candidate's text its window's words are counted in (rank.ts: windows): bounded work per hit. */
-const WINDOW_TEXT_CHARS = 1000
+const WINDOW_TEXT_CHARS = 500
 /** Characters of a candidate's text read for a question mark (rank.ts: replies): bounded work per hit. */
 const ASKS_CHARS = 2000
 /** Capitalised words of a question looked up as speakers' names: bounded work per question. */
@@ -169,7 +169,7 @@ async function neighbourhood(
             ORDER BY m.id LIMIT 1 OFFSET 1) AS next2
           FROM c JOIN messages t ON t.id = c.id)
         SELECT t.id, t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name,
-          substr(t.content, 1, ${chars}) AS content, substr(t.content, 1, ${ASKS_CHARS}) LIKE ? AS asks,
+          substr(t.content, 1, ${chars}) AS content, CASE WHEN w.id IS NULL THEN FALSE ELSE substr(t.content, 1, ${ASKS_CHARS}) LIKE ? END AS asks,
           w.prev, w.next, w.prev2, w.next2
         FROM messages t JOIN sessions s ON s.id = t.session_id LEFT JOIN w ON w.id = t.id
         WHERE t.id IN (${neighbours ? 'SELECT id FROM w UNION ALL SELECT prev FROM w UNION ALL SELECT next FROM w UNION ALL SELECT prev2 FROM w UNION ALL SELECT next2 FROM w' : 'SELECT id FROM c'})
