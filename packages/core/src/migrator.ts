@@ -1,6 +1,6 @@
 import { readMigrationFiles } from 'drizzle-orm/migrator'
 import type { StorageDriver } from './driver.ts'
-import { EngramError } from './errors.ts'
+import { EngramError, isBusyError } from './errors.ts'
 import { migrationsFolder } from './package-folder.ts'
 import type { SchemaMigrations } from './types.ts'
 
@@ -68,6 +68,8 @@ export async function migrate(
       ]),
     )
   } catch (error) {
+    // A lock held elsewhere is for the caller to wait for (open-store.ts), not a failed migration.
+    if (isBusyError(error)) throw error
     // Another connection may have applied the same migrations between our read and our write lock.
     const now = await pendingMigrations(driver, migrations)
     if (now.pending.length === 0) return { before: recorded, after: now.recorded }

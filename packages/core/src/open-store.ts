@@ -2,7 +2,7 @@ import { type ConnectionOptions, connect } from './connection.ts'
 import { dialectOf } from './dialects/index.ts'
 import type { StorageDriver } from './driver.ts'
 import { toEngramError } from './errors.ts'
-import { StoreContext } from './store/context.ts'
+import { StoreContext, whileBusy } from './store/context.ts'
 import { finishPendingTasks } from './store/maintenance.ts'
 import { Store } from './store/store.ts'
 import { type ResolvedStoreSettings, resolveStoreSettings, type StoreOptions } from './store-options.ts'
@@ -33,7 +33,9 @@ async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Pro
   const dialect = dialectOf(driver)
   let migrations: SchemaMigrations
   try {
-    migrations = await dialect.prepare(driver, settings)
+    // Another process opening the same new file holds its write lock while it migrates it: wait for it as
+    // every write does (the busy timeout, then the retry policy), not for the busy timeout alone.
+    migrations = await whileBusy(() => dialect.prepare(driver, settings), settings.retry)
   } catch (error) {
     await driver.close().catch(() => undefined)
     throw toEngramError(error, 'Opening the store')

@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { betterSqlite3Driver } from '../src/drivers/better-sqlite3.ts'
 import { EngramError, openStore, openStoreWithDriver, type StorageDriver } from '../src/index.ts'
@@ -35,6 +36,46 @@ const asLibsqlServer = (inner: StorageDriver): StorageDriver => ({
 })
 
 describe('openStore', () => {
+  it('waits past the busy timeout for another process that holds the write lock of a new file', async () => {
+    const path = tempDbPath(dir)
+    // another process has the new file's write lock (as while it migrates it) and lets go once we found it
+    // locked
+    const other = new Database(path)
+    other.exec('BEGIN IMMEDIATE')
+    let locked = 0
+    const inner = betterSqlite3Driver({ path })
+    const release = (error: unknown): never => {
+      if ((error as { code?: string }).code === 'SQLITE_BUSY' && locked++ === 0) other.exec('COMMIT')
+      throw error
+    }
+    const driver: StorageDriver = {
+      ...inner,
+      execute: async (statement) => {
+        try {
+          return await inner.execute(statement)
+        } catch (error) {
+          return release(error)
+        }
+      },
+      batch: async (statements) => {
+        try {
+          return await inner.batch(statements)
+        } catch (error) {
+          return release(error)
+        }
+      },
+    }
+    const store = await openStoreWithDriver(driver, { busyTimeout: 10 })
+    try {
+      expect(locked).toBe(1)
+      const session = await store.createSession({ source: 'after the lock' })
+      expect((await store.listSessions()).map((s) => s.id)).toEqual([session.id])
+    } finally {
+      await store.close()
+      other.close()
+    }
+  })
+
   it('says clearly when SQLite has no FTS5, and creates nothing', async () => {
     const path = tempDbPath(dir)
     const error = await openStoreWithDriver(withoutFts5(betterSqlite3Driver({ path }))).catch((e) => e)

@@ -15,6 +15,21 @@ const closedError = () =>
  * What the store's modules share: reads, retried atomic writes, single statements run as they are, and the
  * open/closing/closed state. Public operations run through `operation`, so `close()` can wait for them.
  */
+/**
+ * Runs `work` again, after a jittered pause, while it fails because the file is locked (or the server asked
+ * for a retry), at most `retry.attempts` times; then, or on any other error, throws that error as it is.
+ */
+export async function whileBusy<T>(work: () => Promise<T>, retry: RetryPolicy): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work()
+    } catch (error) {
+      if (!isBusyError(error) || attempt >= retry.attempts) throw error
+      await sleep(retry.minDelayMs + Math.random() * (retry.maxDelayMs - retry.minDelayMs))
+    }
+  }
+}
+
 export class StoreContext {
   private writesSinceCheckpoint = 0
   private closing: Promise<void> | null = null
@@ -96,16 +111,10 @@ export class StoreContext {
     return this.retrying(() => this.driver.execute<R>(statement), action)
   }
 
-  private async retrying<T>(work: () => Promise<T>, action: string): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work()
-      } catch (error) {
-        if (!isBusyError(error) || attempt >= this.retry.attempts) throw toEngramError(error, action)
-        const { minDelayMs, maxDelayMs } = this.retry
-        await sleep(minDelayMs + Math.random() * (maxDelayMs - minDelayMs))
-      }
-    }
+  private retrying<T>(work: () => Promise<T>, action: string): Promise<T> {
+    return whileBusy(work, this.retry).catch((error: unknown) => {
+      throw toEngramError(error, action)
+    })
   }
 
   /**
