@@ -170,6 +170,20 @@ for (const driver of driversUnderTest()) {
         expect(users.every((h) => h.role === 'assistant')).toBe(true)
       }))
 
+    it('reads a full-width question mark as a question: the reply after it ranks with it', () =>
+      open(async (store) => {
+        const ids = await chat(store, 'u1', Date.UTC(2023, 4, 2), [
+          ['小林', '施工队说的工期永远要翻倍。'],
+          ['阿杰', '最近工作压力很大。'],
+          ['阿杰', '乔迁礼物最后选好了吗？'],
+          ['小林', '我买了一幅她长大的那个海港的装裱画，她感动得都哭了。'],
+          ['小林', '哈哈，太典型了。'],
+        ])
+        const hits = await store.search('小林选好乔迁礼物了吗？', { userId: 'u1' })
+        // the question and its answer first: before, only "?" was read, and the turns two away outranked it
+        expect(hits.slice(0, 2).map((h) => h.messageId)).toEqual(expect.arrayContaining([ids[2], ids[3]]))
+      }))
+
     it('searches one word as a keyword: no neighbours join its hits', () =>
       open(async (store) => {
         const [match] = await chat(store, 'u1', Date.UTC(2023, 4, 2), [

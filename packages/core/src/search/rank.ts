@@ -13,8 +13,8 @@
  *   69.7 / 76.5 to 71.9 / 80.1; the windows before summed their three members' own scores, capped at 1.
  *   (An FTS5 index of the windows was measured and dropped: no recall added on LoCoMo dev, ~211 bytes per
  *   message; docs/decisions/window-index.md.)
- * - replies: when the message before it asks something (holds a question mark) and another speaker
- *   wrote it (by `name`, else by role), a message receives REPLY × that question's score: the answer to
+ * - replies: when the message before it asks something (holds a question mark, `?` or `？`) and another
+ *   speaker wrote it (by `name`, else by role), a message receives REPLY × that question's score: the answer to
  *   a matching question is what the question is about ("What did you take away from it?" → "It taught
  *   me self-acceptance…"). It replaced a share (0.3) of the previous message's score given after any
  *   message, which added nothing beside it; both chosen on the LoCoMo dev tune conversations, as was

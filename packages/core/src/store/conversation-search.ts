@@ -169,13 +169,14 @@ async function neighbourhood(
             ORDER BY m.id LIMIT 1 OFFSET 1) AS next2
           FROM c JOIN messages t ON t.id = c.id)
         SELECT t.id, t.session_id, t.id AS item_id, t.role, t.timestamp, s.source, t.name,
-          substr(t.content, 1, ${chars}) AS content, CASE WHEN w.id IS NULL THEN FALSE ELSE substr(t.content, 1, ${ASKS_CHARS}) LIKE ? END AS asks,
+          substr(t.content, 1, ${chars}) AS content, CASE WHEN w.id IS NULL THEN FALSE ELSE (substr(t.content, 1, ${ASKS_CHARS}) LIKE ? OR substr(t.content, 1, ${ASKS_CHARS}) LIKE ?) END AS asks,
           w.prev, w.next, w.prev2, w.next2
         FROM messages t JOIN sessions s ON s.id = t.session_id LEFT JOIN w ON w.id = t.id
         WHERE t.id IN (${neighbours ? 'SELECT id FROM w UNION ALL SELECT prev FROM w UNION ALL SELECT next FROM w UNION ALL SELECT prev2 FROM w UNION ALL SELECT next2 FROM w' : 'SELECT id FROM c'})
           ${filters.where.map((where) => `AND ${where}`).join(' ')}`,
-      // the question mark as a bound pattern: never a placeholder in the statement's text
-      params: [...ids, '%?%', ...filters.params],
+      // the question marks (ASCII and full-width, as Chinese and Japanese write it) as bound patterns:
+      // never a placeholder in the statement's text
+      params: [...ids, '%?%', '%？%', ...filters.params],
     },
     'Searching messages',
   )
