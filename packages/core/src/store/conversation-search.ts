@@ -1,5 +1,5 @@
 import type { HitRow } from '../dialects/dialect.ts'
-import { parseSearchQuery } from '../search/query.ts'
+import { parseSearchQuery, type SearchTerm } from '../search/query.ts'
 import { isTimeQuestion, stripQuestionWords, withHanBigrams } from '../search/question-words.ts'
 import { ALL_RANK_FEATURES, type Candidate, type RankFeatures, rankCandidates } from '../search/rank.ts'
 import { parseQueryDates } from '../search/time-words.ts'
@@ -55,12 +55,12 @@ async function withoutSpeakers(ctx: StoreContext, text: string): Promise<string>
 async function matchingRows(
   ctx: StoreContext,
   text: string,
+  parsed: readonly SearchTerm[],
   options: SearchOptions,
   take: number,
   dates: ReturnType<typeof parseQueryDates>,
   questionWords: boolean,
 ): Promise<HitRow[]> {
-  const parsed = parseSearchQuery(text)
   const bigrams = withHanBigrams(
     text,
     parsed.map((t) => t.text),
@@ -115,7 +115,8 @@ export async function conversationSearch(
   const dates = features.dates ? parseQueryDates(query, now) : { text: query, ranges: [] }
   const asked = features.questionWords ? stripQuestionWords(dates.text) : dates.text
   const text = features.participants ? await withoutSpeakers(ctx, asked) : asked
-  const matched = await matchingRows(ctx, text, options, take, dates, features.questionWords)
+  const parsed = parseSearchQuery(text)
+  const matched = await matchingRows(ctx, text, parsed, options, take, dates, features.questionWords)
   if (matched.length === 0) return []
 
   const rows = new Map<number, HitRow>(matched.map((row) => [row.item_id, row]))
@@ -129,7 +130,7 @@ export async function conversationSearch(
         : NEIGHBOUR_SNIPPET_CHARS + 1
   const candidates = await neighbourhood(ctx, options, rows, features.windows || features.replies, chars)
   const words = windowWords(
-    parseSearchQuery(text)
+    parsed
       // a CJK run is one primary term: its pairs (helper terms) are what a window's text holds
       .filter((term) => !term.stop && (term.primary || term.cjk))
       .map((term) => term.text),
