@@ -21,7 +21,9 @@ describe('the words a window counts (rank.ts: windows)', () => {
     // whole word was never counted and a window of "self-care" turns scored nothing (LoCoMo conv-26)
     const words = windowWords(['self-care', "Melanie's", 'e-mail'])
     expect(words).toEqual(['self', 'care', 'melanie', 'mail'])
-    expect(countWords("Self-care first: I care for myself. Melanie's e-mail", words).counts).toEqual([1, 2, 1, 1])
+    expect(countWords("Self-care first: I care for myself. Melanie's e-mail", words).counts).toEqual([
+      1, 2, 1, 1,
+    ])
     expect(windowWords(['a', '7'])).toEqual(['a', '7'])
   })
 
