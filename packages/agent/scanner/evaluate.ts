@@ -5,7 +5,10 @@
  *
  *   pnpm tsx --conditions=engram-source packages/agent/scanner/evaluate.ts [path/to/threats-dev.json]
  *   pnpm tsx --conditions=engram-source packages/agent/scanner/evaluate.ts --batch new/xa.json,new/xb.json
+ *   pnpm tsx --conditions=engram-source packages/agent/scanner/evaluate.ts --thresholds 0.7,0.75,0.8
  *
+ * `--thresholds` also scans each held-out writer at those thresholds (the rules and the same model) and
+ * prints the pooled figures per threshold at the end: one run instead of one per threshold.
  * `--batch` measures only the shipped scanner on corpus files it was not trained on (a new batch of
  * writers, before it joins `corpus/`), per writer and pooled, and stops.
  * Prints markdown tables: overall, per family and per language, hostile refused and innocent refused.
@@ -114,6 +117,21 @@ function refuser(mode: (typeof modes)[number], model: LinearModel): (text: strin
 const modes = ['rules', 'model', 'both'] as const
 const threshold = Number(process.env.SCANNER_THRESHOLD ?? '') || undefined
 const verbose = process.argv.includes('--verbose')
+const thresholdsAt = process.argv.indexOf('--thresholds')
+const sweep =
+  thresholdsAt < 0
+    ? []
+    : (process.argv[thresholdsAt + 1] ?? '').split(',').map((t) => {
+        const value = Number(t)
+        if (!(value > 0 && value < 1))
+          throw new Error(
+            `--thresholds ${t}: each threshold is a probability between 0 and 1 (0.7,0.75,0.8).`,
+          )
+        return value
+      })
+const swept = new Map(
+  sweep.map((t) => [t, { overall: new Map<string, Tally>(), family: new Map<string, Tally>() }]),
+)
 const batchAt = process.argv.indexOf('--batch')
 if (batchAt >= 0) {
   const files = (process.argv[batchAt + 1] ?? '').split(',').filter(Boolean)
@@ -174,6 +192,11 @@ for (const [writer, test] of corpora) {
         console.log(`  refused [${entry.family}/${entry.lang}] ${entry.text.slice(0, 160)}`)
     }
   }
+  for (const [t, into] of swept) {
+    const result = measure(test, refuser('both', { ...model, threshold: t }))
+    merge(into.overall, new Map([['all', result.overall]]))
+    merge(into.family, result.family)
+  }
 }
 
 for (const mode of modes) {
@@ -183,6 +206,20 @@ for (const mode of modes) {
   console.log(table('family', pooled[mode].family))
   console.log()
   console.log(table('language', pooled[mode].lang))
+}
+
+if (swept.size > 0) {
+  console.log('\n### Pooled over the held-out writers: both, by threshold\n')
+  // each cell is "hostile refused | innocent refused": two columns
+  const groups = ['overall', 'deception', 'override', 'impersonation']
+  console.log(`| threshold | ${groups.map((g) => `${g}: hostile | ${g}: innocent`).join(' | ')} |`)
+  console.log(`| --- |${' --- | --- |'.repeat(groups.length)}`)
+  for (const [t, { overall, family }] of swept) {
+    const of = (name: string) => cell(family.get(name) ?? empty())
+    console.log(
+      `| ${t} | ${cell(overall.get('all') ?? empty())} | ${of('deception')} | ${of('override')} | ${of('impersonation')} |`,
+    )
+  }
 }
 
 // The developer's own lists, each held out from a model trained on everything else: not independent (their

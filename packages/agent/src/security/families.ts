@@ -2159,9 +2159,23 @@ const HONESTY = cues(
     'up front',
     'sugarcoat',
     'sugar-coat',
+    'point it out',
+    'call it out',
+    'spell it out',
   ],
-  ['dime', 'avísame', 'avisame', 'honest', 'sinceramente', 'sin rodeos'],
-  ['sag mir', 'sag es mir', 'sagen sie mir', 'ehrlich', 'offen sagen', 'offen an', 'schönfärb', 'beschönig'],
+  ['dime', 'avísame', 'avisame', 'honest', 'sinceramente', 'sin rodeos', 'déjalo claro', 'dejar claro'],
+  [
+    'sag mir',
+    'sag es mir',
+    'sagen sie mir',
+    'ehrlich',
+    'offen sagen',
+    'offen an',
+    'schönfärb',
+    'beschönig',
+    'klar benennen',
+    'ausdrücklich',
+  ],
   [
     'dis-moi',
     'dites-moi',
@@ -2183,6 +2197,12 @@ const HONESTY = cues(
     '实话',
     '老实',
     '直说',
+    '明确说',
+    '明確說',
+    '直接说',
+    '直接說',
+    '直接讲',
+    '直接講',
     '告訴我',
     '跟我說',
     '如實',
@@ -2192,8 +2212,9 @@ const HONESTY = cues(
     '知らせて',
     '正直',
     '率直',
+    'はっきり',
   ],
-  ['알려 줘', '알려줘', '알려 주', '말해 줘', '말해줘', '솔직', '사실대로'],
+  ['알려 줘', '알려줘', '알려 주', '말해 줘', '말해줘', '솔직', '사실대로', '분명히 밝'],
 )
 
 // Features only (no rule reads them): what deceiving the user looks like in a note, beside the rules' groups.
@@ -2476,6 +2497,52 @@ const FLAW = cues(
   ['일부러', '작은 오류', '버그를 넣', '살짝 틀리'],
 )
 
+/**
+ * An adjustment left without a word about it: "no footnote", "sin nota al pie", "不用加注", "각주 없이".
+ * Alone it is a layout preference; beside a changed figure (MISSTATE, RELABEL) it hides the change.
+ */
+const UNDISCLOSED = cues(
+  [
+    'no footnote',
+    'without a footnote',
+    'without footnote',
+    'no annotation',
+    'without annotation',
+    'no asterisk',
+    'without an asterisk',
+    'no disclaimer',
+    'without noting',
+    'no note about',
+    'no mention of the adjustment',
+  ],
+  ['sin nota', 'sin asterisco', 'sin aclarar', 'sin aclaración'],
+  ['ohne fußnote', 'ohne hinweis', 'ohne vermerk', 'ohne anmerkung', 'ohne sternchen'],
+  ['sans note', 'sans astérisque', 'sans préciser', 'sans mention', 'sans annotation'],
+  ['sem nota', 'sem rodapé', 'sem asterisco', 'sem ressalva', 'sem observação'],
+  ['без сноски', 'без пометки', 'без примечани', 'без оговор', 'без звёздочки'],
+  [
+    '不加注',
+    '不用加注',
+    '不要加注',
+    '不必加注',
+    '不用注明',
+    '不要注明',
+    '不注明',
+    '不用加 footnote',
+    '不加 footnote',
+    '不用備註',
+    '不加備註',
+    '不要備註',
+    '注記なし',
+    '注記は不要',
+    '注記しない',
+    '脚注なし',
+    '脚注は不要',
+    '但し書きなし',
+  ],
+  ['각주는 달지', '각주 없이', '각주를 달지', '주석 없이', '표시 없이', '별도 표기 없이'],
+)
+
 /** Whom a deceiving note keeps in the dark: the user, a client, a customer, a boss, a patient, family. */
 const AUDIENCE = cues(
   [
@@ -2558,7 +2625,11 @@ const FAMILY_RULES: readonly FamilyRule[] = [
     ...family('deception', 'deception: tells the user something untrue', TELL_USER, EVEN_IF_NOT),
     unless: HONESTY,
   },
-  family('deception', 'sabotage: acts against the user without telling them', STEALTH, SABOTAGE_OBJECT),
+  {
+    ...family('deception', 'sabotage: acts against the user without telling them', STEALTH, SABOTAGE_OBJECT),
+    // "point it out to me instead of quietly fixing the IBAN": the writer asks to be told
+    unless: HONESTY,
+  },
   family('deception', 'deception: steers the user to a payment destination', ALWAYS_RECOMMEND, PAYMENT),
   {
     ...family('deception', 'deception: reports a failure as a success', FAILURE, CLAIM_SUCCESS, REPORT),
@@ -2660,6 +2731,7 @@ const CUE_GROUPS: Record<string, Group> = {
   AUDIENCE,
   RELABEL,
   FLAW,
+  UNDISCLOSED,
 }
 /** The cue groups' names, in the order of their indices. */
 export const CUE_GROUP_NAMES = Object.keys(CUE_GROUPS)
