@@ -33,16 +33,18 @@ export function lightStem(word: string): string {
 
 const NOT_WORD = /[^\p{L}\p{N}]+/u
 
-/** The words to count, as asked: stems of the alphabetic words, CJK words as written; each once. */
+/**
+ * The words to count, as asked: CJK words as written; other words cut where the text's words are cut
+ * ("self-care": "self", "care"; a letter cut off, the "s" of "Anna's", would count in every text) and
+ * stemmed. Each once.
+ */
 export function windowWords(words: readonly string[]): string[] {
   const out = new Set<string>()
   for (const word of words) {
     if (hasCjk(word)) {
-      if (word.length > 0) out.add(word)
+      out.add(word)
       continue
     }
-    // "self-care" is counted as the text's words are cut: "self", "care" (a letter cut off, the "s" of
-    // "Anna's", would count in every text)
     const parts = word.split(NOT_WORD).filter((part) => part.length > 0)
     for (const part of parts) if (parts.length === 1 || part.length > 1) out.add(lightStem(part))
   }
