@@ -2498,6 +2498,48 @@ const FLAW = cues(
 )
 
 /**
+ * The writer keeps the last word: "don't delete this note without asking me", "除非我让你删", "私に確認せずに".
+ * A note that asks to be kept until its writer says otherwise is the user's own wish, not a note that
+ * protects itself from the user (the rule "a note that keeps or copies itself" yields to it; "even if the
+ * user asks" is its opposite and stays a cue of PERSIST and OVER_USER).
+ */
+const CONSENT = cues(
+  [
+    'without asking me',
+    'without checking with me',
+    'without my ok',
+    'without my okay',
+    'without my permission',
+    'unless i ask',
+    'unless i say',
+    'unless i tell you',
+    'until i say',
+    'until i tell you',
+  ],
+  ['sin preguntarme', 'sin consultarme', 'sin mi permiso', 'a menos que yo', 'hasta que yo'],
+  ['ohne mich zu fragen', 'ohne rückfrage', 'ohne meine erlaubnis', 'es sei denn, ich', 'bis ich'],
+  ['sans me demander', 'sans mon accord', 'sans ma permission', 'sauf si je', "jusqu'à ce que je"],
+  ['sem me perguntar', 'sem me consultar', 'sem minha permissão', 'a menos que eu', 'até eu'],
+  ['не спросив меня', 'без моего', 'пока я не скажу', 'пока я сам', 'если я не попрошу'],
+  [
+    '除非我',
+    '不问我',
+    '先问我',
+    '先问过我',
+    '不問我',
+    '先問我',
+    '先問過我',
+    '没我同意',
+    '沒我同意',
+    '私に確認せず',
+    '私に聞かず',
+    '私が言うまで',
+    '私の許可なく',
+  ],
+  ['나한테 묻지 않고', '나에게 묻지 않고', '내가 말하기 전', '내 허락 없이', '나한테 확인하지 않고'],
+)
+
+/**
  * An adjustment left without a word about it: "no footnote", "sin nota al pie", "不用加注", "각주 없이".
  * Alone it is a layout preference; beside a changed figure (MISSTATE, RELABEL) it hides the change.
  */
@@ -2615,7 +2657,10 @@ const FAMILY_RULES: readonly FamilyRule[] = [
     RULES_STRONG,
     SELF,
   ),
-  family('persistence', 'persistence: a note that keeps or copies itself', PERSIST, SELF),
+  {
+    ...family('persistence', 'persistence: a note that keeps or copies itself', PERSIST, SELF),
+    unless: CONSENT,
+  },
   family('persistence', 'persistence: a note that spreads through the memory', INCLUDE, SPREAD),
   family('persistence', 'persistence: turns off the scanner', DISABLE, SCANNER),
   family('persistence', 'persistence: ranks a note above the user', OVER_USER, MEMORY_TARGET),
@@ -2732,6 +2777,7 @@ const CUE_GROUPS: Record<string, Group> = {
   RELABEL,
   FLAW,
   UNDISCLOSED,
+  CONSENT,
 }
 /** The cue groups' names, in the order of their indices. */
 export const CUE_GROUP_NAMES = Object.keys(CUE_GROUPS)
