@@ -132,6 +132,14 @@ const sweep =
 const swept = new Map(
   sweep.map((t) => [t, { overall: new Map<string, Tally>(), family: new Map<string, Tally>() }]),
 )
+// threats-dev: the first argument that is neither a flag nor the value of --thresholds (checked before the
+// long leave-one-writer-out runs); without one, the shared folder's copy when it is there
+const givenDevPath = process.argv
+  .slice(2)
+  .find((a, i, args) => !a.startsWith('--') && args[i - 1] !== '--thresholds' && args[i - 1] !== '--batch')
+if (givenDevPath !== undefined && !existsSync(givenDevPath))
+  throw new Error(`${givenDevPath}: no such threats-dev file. Pass the path of threats-dev.json, or none.`)
+const devPath = givenDevPath ?? '../shared/data/threats-dev/threats-dev.json'
 const batchAt = process.argv.indexOf('--batch')
 if (batchAt >= 0) {
   const files = (process.argv[batchAt + 1] ?? '').split(',').filter(Boolean)
@@ -243,8 +251,6 @@ if (process.argv.includes('--own')) {
   }
 }
 
-const devPath =
-  process.argv.slice(2).find((a) => !a.startsWith('--')) ?? '../shared/data/threats-dev/threats-dev.json'
 if (existsSync(devPath)) {
   const raw = JSON.parse(readFileSync(devPath, 'utf8'))
   const lang = (text: string) => (/\p{Script=Han}/u.test(text) ? 'zh' : 'en')
