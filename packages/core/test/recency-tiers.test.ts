@@ -181,5 +181,8 @@ describe('relevance search over many matches (recency tiers)', () => {
     ])
     expect(scored).toHaveLength(1)
     expect(rowsScored(undefined, 'zebra')).toBe(3)
+    // one pass over the MATCH: the newest tier scores its matches as it reads them, newest first, and
+    // takes its bound from them (no walk to the TIER_MATCHES-th match before scoring)
+    expect(scored[0]?.sql.match(/ MATCH \?/g)).toHaveLength(1)
   })
 })

@@ -20,7 +20,6 @@
  * A MATCH with fewer than TIER_MATCHES matches is one tier: the plain ranked query, exactly as before,
  * which is every search of a small store (and of the evaluation sets).
  */
-import type { SqlValue } from '../../driver.ts'
 import type { SearchTerm } from '../../search/query.ts'
 import type { TermTier } from '../../search/tiers.ts'
 import { isScoped, messageFilters, NOT_RETRIEVAL } from '../../search-sql.ts'
@@ -133,19 +132,31 @@ async function rankTier(
   joins: boolean,
   dropAfter: boolean,
 ): Promise<{ rows: (HitRow & { tier_from: number; ranked: number })[]; ranked: number }> {
-  const from: SqlValue[] = tier.from === null ? [match, TIER_MATCHES - 1] : [tier.from]
   const inner = joins ? filters : { where: [], params: [] }
+  const join = joins ? `JOIN messages t ON t.id = ${SOURCE}.rowid JOIN sessions s ON s.id = t.session_id` : ''
+  const where = inner.where.map((w) => `AND ${w}`).join(' ')
+  // The newest tier ranked over the index alone: its matches newest first, each scored as it is read
+  // (one pass over the MATCH), its bound the oldest of them when there are TIER_MATCHES. Otherwise the
+  // tier's rowid range (the newest tier's found by walking its matches: a filter must not move it).
+  const newest = tier.from === null && !joins
+  const ctes = newest
+    ? `m AS MATERIALIZED (
+          SELECT rowid AS id, -bm25(${SOURCE}) AS score FROM ${SOURCE}
+          WHERE ${SOURCE} MATCH ? ORDER BY rowid DESC LIMIT ${TIER_MATCHES}),
+        b AS MATERIALIZED (SELECT CASE WHEN count(*) = ${TIER_MATCHES} THEN min(id) ELSE 0 END AS id FROM m),
+        h AS MATERIALIZED (SELECT id, score FROM m ORDER BY score DESC, id LIMIT ?)`
+    : `b AS MATERIALIZED (SELECT ${tier.from === null ? NEWEST_TIER_FROM : '?'} AS id),
+        h AS MATERIALIZED (
+          SELECT ${SOURCE}.rowid AS id, -bm25(${SOURCE}) AS score FROM ${SOURCE} ${join}
+          WHERE ${SOURCE} MATCH ? AND ${SOURCE}.rowid >= (SELECT id FROM b)${tier.to === null ? '' : ` AND ${SOURCE}.rowid < ?`}
+            ${where}
+          ORDER BY score DESC, id LIMIT ?)`
+  const limit = dropAfter ? take + RETRIEVAL_SLACK : take
   // The tier's best rows first (a sorter keeping `take` rows), then their columns and excerpts: the
   // MATERIALIZED CTE keeps SQLite from reading the excerpt of every scored row.
   const rows = await ctx.read<HitRow & { tier_from: number; ranked: number }>(
     {
-      sql: `WITH b AS MATERIALIZED (SELECT ${tier.from === null ? NEWEST_TIER_FROM : '?'} AS id),
-        h AS MATERIALIZED (
-          SELECT ${SOURCE}.rowid AS id, -bm25(${SOURCE}) AS score FROM ${SOURCE}
-            ${joins ? `JOIN messages t ON t.id = ${SOURCE}.rowid JOIN sessions s ON s.id = t.session_id` : ''}
-          WHERE ${SOURCE} MATCH ? AND ${SOURCE}.rowid >= (SELECT id FROM b)${tier.to === null ? '' : ` AND ${SOURCE}.rowid < ?`}
-            ${inner.where.map((w) => `AND ${w}`).join(' ')}
-          ORDER BY score DESC, id LIMIT ?)
+      sql: `WITH ${ctes}
         SELECT t.session_id, t.id AS item_id, t.role, t.timestamp AS timestamp, s.source,
           h.score * ? AS score, NULL AS snippet,
           ${sliceColumn('message')} AS excerpt, (SELECT id FROM b) AS tier_from
@@ -153,15 +164,17 @@ async function rankTier(
         FROM h JOIN messages t ON t.id = h.id JOIN sessions s ON s.id = t.session_id
         ${dropAfter ? `WHERE ${NOT_RETRIEVAL}` : ''}
         ORDER BY h.score DESC, h.id${dropAfter ? ' LIMIT ?' : ''}`,
-      params: [
-        ...from,
-        match,
-        ...(tier.to === null ? [] : [tier.to]),
-        ...inner.params,
-        dropAfter ? take + RETRIEVAL_SLACK : take,
-        tier.weight,
-        ...(dropAfter ? [take] : []),
-      ],
+      params: newest
+        ? [match, limit, tier.weight, ...(dropAfter ? [take] : [])]
+        : [
+            ...(tier.from === null ? [match, TIER_MATCHES - 1] : [tier.from]),
+            match,
+            ...(tier.to === null ? [] : [tier.to]),
+            ...inner.params,
+            limit,
+            tier.weight,
+            ...(dropAfter ? [take] : []),
+          ],
     },
     'Searching messages',
   )
