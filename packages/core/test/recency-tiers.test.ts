@@ -181,8 +181,18 @@ describe('relevance search over many matches (recency tiers)', () => {
     ])
     expect(scored).toHaveLength(1)
     expect(rowsScored(undefined, 'zebra')).toBe(3)
-    // one pass over the MATCH: the newest tier scores its matches as it reads them, newest first, and
-    // takes its bound from them (no walk to the TIER_MATCHES-th match before scoring)
+    // one token: its matches walked to the tier's bound, then scored (two readings of the MATCH)
+    expect(scored[0]?.sql.match(/ MATCH \?/g)).toHaveLength(2)
+    // several tokens: one pass, the newest tier scoring its matches as it reads them, newest first, its
+    // bound taken from them; the same hits as the rule gives
+    scored.length = 0
+    const pair = await store.search('zebra plains', { includeEpisodes: false })
+    expect(pair.map((hit) => hit.snippet)).toEqual([
+      'the «zebra» of the «plains»',
+      '«zebra» «zebra»',
+      'a rare «zebra»',
+    ])
+    expect(scored).toHaveLength(1)
     expect(scored[0]?.sql.match(/ MATCH \?/g)).toHaveLength(1)
   })
 })
