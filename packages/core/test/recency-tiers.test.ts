@@ -86,14 +86,14 @@ describe('relevance search over many matches (recency tiers)', () => {
     }, 0)
 
   /** The rule over every match: bm25 × DECAY^tier, tiers counted from the newest match, best 20. */
-  const expected = (userId?: string) => {
+  const expected = (userId?: string, match = '"common"') => {
     const all = raw
       .prepare(
         `SELECT messages_fts.rowid AS id, -bm25(messages_fts) AS score, s.user_id FROM messages_fts
            JOIN messages t ON t.id = messages_fts.rowid JOIN sessions s ON s.id = t.session_id
-         WHERE messages_fts MATCH '"common"' ORDER BY messages_fts.rowid DESC`,
+         WHERE messages_fts MATCH ? ORDER BY messages_fts.rowid DESC`,
       )
-      .all() as { id: number; score: number; user_id: string }[]
+      .all(match) as { id: number; score: number; user_id: string }[]
     let tier = 0
     let end = TIER_MATCHES
     return all
@@ -106,9 +106,9 @@ describe('relevance search over many matches (recency tiers)', () => {
       .slice(0, 20)
   }
 
-  const search = async (userId?: string) => {
+  const search = async (userId?: string, query = 'common') => {
     scored.length = 0
-    const hits = await store.search('common', {
+    const hits = await store.search(query, {
       limit: 20,
       includeEpisodes: false,
       ...(userId ? { userId } : {}),
@@ -141,6 +141,23 @@ describe('relevance search over many matches (recency tiers)', () => {
     expect(manyScored).toBe(fewScored)
     expect(manyScored).toBeLessThanOrEqual(TIER_MATCHES * (1 + GROWTH))
     expect(manyScored * 4).toBeLessThan(size)
+  })
+
+  it('ranks two common words in one pass per tier, with the hits the rule gives over every match', async () => {
+    // "common" and "lorem" are both in thousands of messages: their AND is the first tier list, with more
+    // matches than a recency tier holds, ranked in one pass over the MATCH per tier
+    const match = '"common" AND "lorem"'
+    const all = (
+      raw.prepare('SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?').get(match) as {
+        n: number
+      }
+    ).n
+    expect(all).toBeGreaterThan(2 * TIER_MATCHES)
+    const hits = await search(undefined, 'common lorem')
+    expect(hits).toEqual(expected(undefined, match).map((row) => row.id))
+    const tiers = scored.filter((statement) => statement.params?.includes(match))
+    expect(tiers.length).toBeGreaterThan(0)
+    expect(tiers[0]?.sql.match(/ MATCH \?/g)).toHaveLength(1)
   })
 
   it('scores only the user’s rows in a user-scoped search, with the hits the rule gives', async () => {
