@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { type Child, exitWithin, killIfRunning, waitForLine } from '../../core/test/processes/spawn.ts'
@@ -46,6 +46,36 @@ const acknowledged = (child: Child) =>
     .map((line) => line.slice(4))
 
 describe('memory files under concurrent processes', () => {
+  it('a live writer stalled past the stale time keeps its lock; once it is killed, the next writer takes over', async () => {
+    const folder = join(dir, 'stalled')
+    const staller = spawnAgentScript('memory-staller.ts', [folder])
+    try {
+      await waitForLine(staller, (line) => line === 'stalled', 600_000)
+      // the staller's thread is blocked, so its lock ages: as if it had stalled for 20 s
+      const old = new Date(Date.now() - 20_000)
+      utimesSync(join(folder, 'MEMORY.md.lock'), old, old)
+      const memory = new MemoryFiles({ ...memoryConfig(dir), memoryPath: join(folder, 'MEMORY.md') })
+      let settled = false
+      const write = memory.apply('memory', [{ action: 'add', content: 'after the staller' }]).finally(() => {
+        settled = true
+      })
+      // the writer keeps asking for the lock (proper-lockfile retries) and never takes it while the staller lives
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      expect(settled).toBe(false)
+      expect(readdirSync(folder)).not.toContain('MEMORY.md')
+      staller.proc.kill('SIGKILL')
+      expect((await exitWithin(staller, 600_000)).signal).toBe('SIGKILL')
+      expect((await write).changed).toBe(true)
+      expect(parseText(readFileSync(join(folder, 'MEMORY.md'), 'utf8'))).toEqual({
+        ok: true,
+        entries: ['after the staller'],
+      })
+      expect(readdirSync(folder)).toEqual(['MEMORY.md'])
+    } finally {
+      killIfRunning(staller)
+    }
+  })
+
   it('a writer killed before its rename, then 8 writers of which 3 are killed with SIGKILL, lose no acknowledged entry and never tear the file or pass the cap', async () => {
     const folder = join(dir, 'shared')
     await killMidWrite(folder)

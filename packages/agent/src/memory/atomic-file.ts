@@ -1,6 +1,19 @@
 import { randomBytes } from 'node:crypto'
+import * as fs from 'node:fs'
 import { constants } from 'node:fs'
-import { access, lstat, mkdir, open, readdir, readFile, realpath, rename, rm } from 'node:fs/promises'
+import {
+  access,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  realpath,
+  rename,
+  rm,
+  writeFile,
+} from 'node:fs/promises'
+import { hostname } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import lockfile from 'proper-lockfile'
 
@@ -59,6 +72,13 @@ function asFileError(error: unknown, path: string): FileError {
 
 /** A lock older than this (its holder stopped refreshing it, e.g. was killed) is taken over. */
 const STALE_MS = 5_000
+/**
+ * A lock whose holder is a live process of this machine is not stale before this age: a writer stalled on
+ * a loaded machine (its thread blocked, its disk slow) keeps its lock instead of having it taken over
+ * mid-write, which would let two writers replace the file at once. Past this age a holder is taken to
+ * hang (or its pid to have been reused), and the lock is taken over like any other.
+ */
+const LIVE_HOLDER_STALE_MS = 60_000
 const LOCK_RETRIES = { retries: 200, factor: 1.3, minTimeout: 5, maxTimeout: 250, randomize: true }
 
 const tempPrefix = (path: string) => `.${basename(path)}.`
@@ -121,6 +141,7 @@ export async function withFileLock<T>(path: string, work: (stillHeld: () => void
     throw asFileError(error, dir)
   }
   await clearImpossibleLock(`${path}.lock`)
+  const holderPath = holderFile(path)
   let lost: Error | null = null
   let release: () => Promise<void>
   try {
@@ -128,6 +149,7 @@ export async function withFileLock<T>(path: string, work: (stillHeld: () => void
       realpath: false,
       stale: STALE_MS,
       retries: LOCK_RETRIES,
+      fs: holderAwareFs(`${resolve(path)}.lock`, holderPath),
       onCompromised: (error) => {
         lost = error
       },
@@ -154,10 +176,66 @@ export async function withFileLock<T>(path: string, work: (stillHeld: () => void
     }
   }
   try {
+    await writeFile(holderPath, JSON.stringify({ pid: process.pid, host: hostname() }), {
+      mode: 0o600,
+    }).catch((error: unknown) => {
+      throw asFileError(error, holderPath)
+    })
     return await work(stillHeld)
   } finally {
-    if (!lost) await release().catch(() => undefined)
+    if (!lost) {
+      await rm(holderPath, { force: true }).catch(() => undefined)
+      await release().catch(() => undefined)
+    }
   }
+}
+
+/** Who holds `<path>.lock`: `{ pid, host }`, written by the holder once it has the lock (a killed one's stays). */
+const holderFile = (path: string) => `${path}.lock.holder`
+
+/** Whether the holder file names a live process of this machine other than this one. */
+function liveHolderHere(text: string): boolean {
+  let holder: { pid?: unknown; host?: unknown }
+  try {
+    holder = JSON.parse(text) as typeof holder
+  } catch {
+    return false
+  }
+  if (typeof holder.pid !== 'number' || holder.host !== hostname() || holder.pid === process.pid) return false
+  try {
+    process.kill(holder.pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: the process exists and belongs to another user
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * The file system proper-lockfile runs on, with one change: the lock folder of a live holder of this
+ * machine reads as fresh until LIVE_HOLDER_STALE_MS, whatever its mtime (which the holder refreshes only
+ * while its thread runs). A dead holder's lock, another machine's, or one without a readable holder file
+ * keeps the mtime rule (STALE_MS).
+ */
+function holderAwareFs(lockPath: string, holderPath: string): typeof fs {
+  const stat = ((
+    target: fs.PathLike,
+    callback: (error: NodeJS.ErrnoException | null, stats: fs.Stats) => void,
+  ) => {
+    fs.stat(target, (error, stats) => {
+      if (error || target !== lockPath) return callback(error, stats)
+      const age = Date.now() - stats.mtimeMs
+      if (age < STALE_MS || age >= LIVE_HOLDER_STALE_MS) return callback(null, stats)
+      fs.readFile(holderPath, 'utf8', (readError, text) => {
+        if (readError || !liveHolderHere(text)) return callback(null, stats)
+        callback(
+          null,
+          Object.assign(Object.create(Object.getPrototypeOf(stats)), stats, { mtime: new Date() }),
+        )
+      })
+    })
+  }) as typeof fs.stat
+  return { ...fs, stat }
 }
 
 async function fsyncDirectory(dir: string): Promise<void> {
