@@ -6,11 +6,12 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  statSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { EngramError } from '@engram/core'
 import fc from 'fast-check'
 import lockfile from 'proper-lockfile'
@@ -23,6 +24,7 @@ import {
   type MemoryOperation,
   MemoryRefusal,
 } from '../src/index.ts'
+import { holderAwareFs } from '../src/memory/atomic-file.ts'
 import { countChars, parseText } from '../src/memory/format.ts'
 import { memoryConfig, tempDir } from './memory-helpers.ts'
 
@@ -180,6 +182,30 @@ describe('MemoryFiles', () => {
     ])
     expect(result.changed).toBe(true)
     expect(readdirSync(dirname(config.memoryPath))).toEqual(['MEMORY.md'])
+  })
+
+  it('two waiters that both saw a lock stale: the second never removes the lock the first one made', async () => {
+    const file = join(dir, 'race', 'MEMORY.md')
+    const lockPath = `${resolve(file)}.lock`
+    mkdirSync(lockPath, { recursive: true })
+    const old = new Date(Date.now() - 60_000)
+    utimesSync(lockPath, old, old)
+    const first = holderAwareFs(lockPath, `${file}.lock.holder`)
+    const second = holderAwareFs(lockPath, `${file}.lock.holder`)
+    const stat = (waiter: typeof first) =>
+      new Promise<void>((done, fail) => waiter.fs.stat(lockPath, (error) => (error ? fail(error) : done())))
+    const remove = (waiter: typeof first) =>
+      new Promise<NodeJS.ErrnoException | null>((done) => waiter.fs.rmdir(lockPath, (error) => done(error)))
+    // both see the stale folder (proper-lockfile then removes it and makes its own)
+    await stat(first)
+    await stat(second)
+    expect(await remove(first)).toBeNull()
+    mkdirSync(lockPath)
+    const made = statSync(lockPath).ino
+    // the second acts on what it saw: it must find the folder changed, and leave the first one's lock
+    expect((await remove(second))?.code).toBe('ENOENT')
+    expect(statSync(lockPath).ino).toBe(made)
+    expect(readdirSync(dirname(file))).toEqual(['MEMORY.md.lock'])
   })
 
   it('waits for a live lock instead of writing past it', async () => {

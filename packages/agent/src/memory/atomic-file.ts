@@ -142,6 +142,7 @@ export async function withFileLock<T>(path: string, work: (stillHeld: () => void
   }
   await clearImpossibleLock(`${path}.lock`)
   const holderPath = holderFile(path)
+  const lockFs = holderAwareFs(`${resolve(path)}.lock`, holderPath)
   let lost: Error | null = null
   let release: () => Promise<void>
   try {
@@ -149,7 +150,7 @@ export async function withFileLock<T>(path: string, work: (stillHeld: () => void
       realpath: false,
       stale: STALE_MS,
       retries: LOCK_RETRIES,
-      fs: holderAwareFs(`${resolve(path)}.lock`, holderPath),
+      fs: lockFs.fs,
       onCompromised: (error) => {
         lost = error
       },
@@ -176,6 +177,7 @@ export async function withFileLock<T>(path: string, work: (stillHeld: () => void
     }
   }
   try {
+    await removeAbandonedTakeovers(path)
     await writeFile(holderPath, JSON.stringify({ pid: process.pid, host: hostname() }), {
       mode: 0o600,
     }).catch((error: unknown) => {
@@ -185,6 +187,7 @@ export async function withFileLock<T>(path: string, work: (stillHeld: () => void
   } finally {
     if (!lost) {
       await rm(holderPath, { force: true }).catch(() => undefined)
+      lockFs.releasing()
       await release().catch(() => undefined)
     }
   }
@@ -211,19 +214,35 @@ function liveHolderHere(text: string): boolean {
   }
 }
 
+/** Where a waiter moves a stale lock folder to remove it (see holderAwareFs); `<path>.lock.takeover-…`. */
+const TAKEOVER_INFIX = '.lock.takeover-'
+
 /**
- * The file system proper-lockfile runs on, with one change: the lock folder of a live holder of this
- * machine reads as fresh until LIVE_HOLDER_STALE_MS, whatever its mtime (which the holder refreshes only
- * while its thread runs). A dead holder's lock, another machine's, or one without a readable holder file
- * keeps the mtime rule (STALE_MS).
+ * The file system proper-lockfile runs on, with two changes.
+ * - Stale: the lock folder of a live holder of this machine reads as fresh until LIVE_HOLDER_STALE_MS,
+ *   whatever its mtime (which the holder refreshes only while its thread runs). A dead holder's lock,
+ *   another machine's, or one without a readable holder file keeps the mtime rule (STALE_MS).
+ * - Taken over: proper-lockfile removes a stale lock folder and then creates its own, so two waiters that
+ *   both saw it stale could each remove it, the second removing the first one's new lock: two holders,
+ *   one of which deletes the other's temp file or overwrites its write. Here a waiter first moves the
+ *   folder aside (a rename: atomic, one mover wins) and removes it only when it is the folder it saw stale
+ *   (the same inode and mtime); a fresh lock moved aside by mistake is put back at once.
+ * `releasing()` marks the holder's own removal of its lock, which is never a takeover.
  */
-function holderAwareFs(lockPath: string, holderPath: string): typeof fs {
+export function holderAwareFs(
+  lockPath: string,
+  holderPath: string,
+): { fs: typeof fs; releasing: () => void } {
+  // the lock folder as last seen: its inode and mtime (an inode number can be reused by a new folder)
+  let seen: { ino: number; mtimeMs: number } | null = null
+  let ownRelease = false
   const stat = ((
     target: fs.PathLike,
     callback: (error: NodeJS.ErrnoException | null, stats: fs.Stats) => void,
   ) => {
     fs.stat(target, (error, stats) => {
       if (error || target !== lockPath) return callback(error, stats)
+      seen = { ino: stats.ino, mtimeMs: stats.mtimeMs }
       const age = Date.now() - stats.mtimeMs
       if (age < STALE_MS || age >= LIVE_HOLDER_STALE_MS) return callback(null, stats)
       fs.readFile(holderPath, 'utf8', (readError, text) => {
@@ -235,7 +254,43 @@ function holderAwareFs(lockPath: string, holderPath: string): typeof fs {
       })
     })
   }) as typeof fs.stat
-  return { ...fs, stat }
+  const rmdir = ((target: fs.PathLike, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    if (target !== lockPath || ownRelease) return fs.rmdir(target, callback)
+    const aside = `${lockPath.slice(0, -'.lock'.length)}${TAKEOVER_INFIX}${process.pid}-${randomBytes(4).toString('hex')}`
+    // another waiter moved it first (ENOENT): proper-lockfile then tries to create its own lock
+    fs.rename(lockPath, aside, (moveError) => {
+      if (moveError) return callback(moveError)
+      fs.stat(aside, (statError, stats) => {
+        if (!statError && stats.ino === seen?.ino && stats.mtimeMs === seen.mtimeMs)
+          return fs.rm(aside, { recursive: true, force: true }, callback)
+        // not the folder seen stale: another waiter's new lock. Back it goes; this waiter tries again later.
+        fs.rename(aside, lockPath, () =>
+          callback(Object.assign(new Error(`${lockPath} changed hands while stale`), { code: 'ENOENT' })),
+        )
+      })
+    })
+  }) as typeof fs.rmdir
+  return {
+    fs: { ...fs, stat, rmdir },
+    releasing: () => {
+      ownRelease = true
+    },
+  }
+}
+
+/** Lock folders a waiter moved aside and was killed before removing (older than STALE_MS): the holder's to clear. */
+async function removeAbandonedTakeovers(path: string): Promise<void> {
+  const prefix = `${basename(path)}${TAKEOVER_INFIX}`
+  const names = await readdir(dirname(path)).catch(() => [])
+  await Promise.all(
+    names
+      .filter((name) => name.startsWith(prefix))
+      .map(async (name) => {
+        const aside = join(dirname(path), name)
+        const stats = await lstat(aside).catch(() => null)
+        if (stats && Date.now() - stats.mtimeMs >= STALE_MS) await rm(aside, { recursive: true, force: true })
+      }),
+  )
 }
 
 async function fsyncDirectory(dir: string): Promise<void> {
