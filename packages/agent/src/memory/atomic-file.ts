@@ -257,16 +257,21 @@ export function holderAwareFs(
   const rmdir = ((target: fs.PathLike, callback: (error: NodeJS.ErrnoException | null) => void) => {
     if (target !== lockPath || ownRelease) return fs.rmdir(target, callback)
     const aside = `${lockPath.slice(0, -'.lock'.length)}${TAKEOVER_INFIX}${process.pid}-${randomBytes(4).toString('hex')}`
-    // another waiter moved it first (ENOENT): proper-lockfile then tries to create its own lock
-    fs.rename(lockPath, aside, (moveError) => {
-      if (moveError) return callback(moveError)
-      fs.stat(aside, (statError, stats) => {
-        if (!statError && stats.ino === seen?.ino && stats.mtimeMs === seen.mtimeMs)
-          return fs.rm(aside, { recursive: true, force: true }, callback)
-        // not the folder seen stale: another waiter's new lock. Back it goes; this waiter tries again later.
-        fs.rename(aside, lockPath, () =>
-          callback(Object.assign(new Error(`${lockPath} changed hands while stale`), { code: 'ENOENT' })),
-        )
+    const isSeen = (stats: fs.Stats) => stats.ino === seen?.ino && stats.mtimeMs === seen.mtimeMs
+    // ENOENT makes proper-lockfile try to create its own lock, which fails while another holds one
+    const changedHands = () =>
+      callback(Object.assign(new Error(`${lockPath} changed hands while stale`), { code: 'ENOENT' }))
+    // not the folder seen stale any more (another waiter took it over): left alone
+    fs.stat(lockPath, (checkError, current) => {
+      if (checkError || !isSeen(current)) return changedHands()
+      // another waiter moved it first (ENOENT): proper-lockfile then tries to create its own lock
+      fs.rename(lockPath, aside, (moveError) => {
+        if (moveError) return callback(moveError)
+        fs.stat(aside, (statError, stats) => {
+          if (!statError && isSeen(stats)) return fs.rm(aside, { recursive: true, force: true }, callback)
+          // replaced between the check and the move: another waiter's new lock. Back it goes at once.
+          fs.rename(aside, lockPath, () => changedHands())
+        })
       })
     })
   }) as typeof fs.rmdir
