@@ -204,9 +204,11 @@ function liveHolderHere(text: string): boolean {
   } catch {
     return false
   }
-  if (typeof holder.pid !== 'number' || holder.host !== hostname() || holder.pid === process.pid) return false
+  // a positive integer only: kill(0 or a negative pid) would ask about whole process groups
+  if (!Number.isInteger(holder.pid) || (holder.pid as number) <= 0) return false
+  if (holder.host !== hostname() || holder.pid === process.pid) return false
   try {
-    process.kill(holder.pid, 0)
+    process.kill(holder.pid as number, 0)
     return true
   } catch (error) {
     // EPERM: the process exists and belongs to another user
