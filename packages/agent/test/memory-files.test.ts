@@ -177,6 +177,10 @@ describe('MemoryFiles', () => {
     mkdirSync(lockDir, { recursive: true })
     const old = new Date(Date.now() - 60_000)
     utimesSync(lockDir, old, old)
+    // and a lock folder an earlier waiter moved aside to take it over, then was killed before removing
+    const aside = `${config.memoryPath}.lock.takeover-12345-deadbeef`
+    mkdirSync(aside)
+    utimesSync(aside, old, old)
     const result = await new MemoryFiles(config).apply('memory', [
       { action: 'add', content: 'after a crash' },
     ])

@@ -177,7 +177,8 @@ export async function withFileLock<T>(path: string, work: (stillHeld: () => void
     }
   }
   try {
-    await removeAbandonedTakeovers(path)
+    // only after a takeover: that is when a waiter killed mid-takeover can have left a folder aside
+    if (lockFs.tookOver()) await removeAbandonedTakeovers(path)
     await writeFile(holderPath, JSON.stringify({ pid: process.pid, host: hostname() }), {
       mode: 0o600,
     }).catch((error: unknown) => {
@@ -229,15 +230,17 @@ const TAKEOVER_INFIX = '.lock.takeover-'
  *   one of which deletes the other's temp file or overwrites its write. Here a waiter first moves the
  *   folder aside (a rename: atomic, one mover wins) and removes it only when it is the folder it saw stale
  *   (the same inode and mtime); a fresh lock moved aside by mistake is put back at once.
- * `releasing()` marks the holder's own removal of its lock, which is never a takeover.
+ * `releasing()` marks the holder's own removal of its lock, which is never a takeover; `tookOver()` tells
+ * whether this waiter removed a stale lock.
  */
 export function holderAwareFs(
   lockPath: string,
   holderPath: string,
-): { fs: typeof fs; releasing: () => void } {
+): { fs: typeof fs; releasing: () => void; tookOver: () => boolean } {
   // the lock folder as last seen: its inode and mtime (an inode number can be reused by a new folder)
   let seen: { ino: number; mtimeMs: number } | null = null
   let ownRelease = false
+  let removedStale = false
   const stat = ((
     target: fs.PathLike,
     callback: (error: NodeJS.ErrnoException | null, stats: fs.Stats) => void,
@@ -270,7 +273,10 @@ export function holderAwareFs(
       fs.rename(lockPath, aside, (moveError) => {
         if (moveError) return callback(moveError)
         fs.stat(aside, (statError, stats) => {
-          if (!statError && isSeen(stats)) return fs.rm(aside, { recursive: true, force: true }, callback)
+          if (!statError && isSeen(stats)) {
+            removedStale = true
+            return fs.rm(aside, { recursive: true, force: true }, callback)
+          }
           // replaced between the check and the move: another waiter's new lock. Back it goes at once.
           fs.rename(aside, lockPath, () => changedHands())
         })
@@ -282,10 +288,14 @@ export function holderAwareFs(
     releasing: () => {
       ownRelease = true
     },
+    tookOver: () => removedStale,
   }
 }
 
-/** Lock folders a waiter moved aside and was killed before removing (older than STALE_MS): the holder's to clear. */
+/**
+ * Lock folders a waiter moved aside and was killed before removing (older than STALE_MS): cleared by the
+ * next holder that took a lock over, not on every write (one folder read fewer per write).
+ */
 async function removeAbandonedTakeovers(path: string): Promise<void> {
   const prefix = `${basename(path)}${TAKEOVER_INFIX}`
   const names = await readdir(dirname(path)).catch(() => [])
