@@ -8,7 +8,8 @@
  *   pnpm tsx --conditions=engram-source packages/agent/scanner/evaluate.ts --thresholds 0.7,0.75,0.8
  *
  * `--thresholds` also scans each held-out writer at those thresholds (the rules and the same model) and
- * prints the pooled figures per threshold at the end: one run instead of one per threshold.
+ * prints the pooled figures per threshold at the end: one run instead of one per threshold. Writers given a
+ * brief on one family (FOCUSED_WRITERS in corpus.ts) are held out in turn too, and pooled apart.
  * `--batch` measures only the shipped scanner on corpus files it was not trained on (a new batch of
  * writers, before it joins `corpus/`), per writer and pooled, and stops.
  * Prints markdown tables: overall, per family and per language, hostile refused and innocent refused.
@@ -22,6 +23,7 @@ import { scanWithModel } from '../src/security/threats.ts'
 import {
   DEFAULT_TRAINING,
   type Entry,
+  FOCUSED_WRITERS,
   fixtureEntries,
   ownEntries,
   readCorpus,
@@ -173,26 +175,32 @@ if (batchAt >= 0) {
 const corpora = writerCorpora()
 // The fixture lists and the developer's own lists are in every training set, never measured.
 const fixtures = [...fixtureEntries(), ...ownEntries()]
-const pooled = Object.fromEntries(
-  modes.map((m) => [m, { overall: new Map(), family: new Map(), lang: new Map() }]),
-) as Record<
+type Pool = Record<
   (typeof modes)[number],
   { overall: Map<string, Tally>; family: Map<string, Tally>; lang: Map<string, Tally> }
 >
+const newPool = () =>
+  Object.fromEntries(
+    modes.map((m) => [m, { overall: new Map(), family: new Map(), lang: new Map() }]),
+  ) as Pool
+// The writers of the standard brief, and apart from them those given a brief on one family (FOCUSED_WRITERS)
+const pooled = newPool()
+const pooledFocused = newPool()
 
 console.log('## Leave one writer out\n')
 for (const [writer, test] of corpora) {
   const training = [...fixtures, ...[...corpora].filter(([w]) => w !== writer).flatMap(([, e]) => e)]
   const model = train(training, DEFAULT_TRAINING)
   if (threshold) model.threshold = threshold
+  const pool = FOCUSED_WRITERS.has(writer) ? pooledFocused : pooled
   for (const mode of modes) {
     const result = measure(test, refuser(mode, model))
     console.log(
       `${writer} held out, ${mode}: ${cell(result.overall)} (look-alikes ${cell(result.lookalike)})`,
     )
-    merge(pooled[mode].overall, new Map([['all', result.overall]]))
-    merge(pooled[mode].family, result.family)
-    merge(pooled[mode].lang, result.lang)
+    merge(pool[mode].overall, new Map([['all', result.overall]]))
+    merge(pool[mode].family, result.family)
+    merge(pool[mode].lang, result.lang)
     if (verbose && mode === 'both') {
       for (const entry of result.missed)
         console.log(`  missed [${entry.family}/${entry.lang}] ${entry.text.slice(0, 160)}`)
@@ -200,20 +208,26 @@ for (const [writer, test] of corpora) {
         console.log(`  refused [${entry.family}/${entry.lang}] ${entry.text.slice(0, 160)}`)
     }
   }
-  for (const [t, into] of swept) {
+  for (const [t, into] of FOCUSED_WRITERS.has(writer) ? [] : swept) {
     const result = measure(test, refuser('both', { ...model, threshold: t }))
     merge(into.overall, new Map([['all', result.overall]]))
     merge(into.family, result.family)
   }
 }
 
-for (const mode of modes) {
-  console.log(`\n### Pooled over the held-out writers: ${mode}\n`)
-  console.log(table('overall', pooled[mode].overall))
-  console.log()
-  console.log(table('family', pooled[mode].family))
-  console.log()
-  console.log(table('language', pooled[mode].lang))
+for (const [label, pool] of [
+  ['the held-out writers', pooled],
+  ['the held-out writers of a one-family brief', pooledFocused],
+] as const) {
+  if (pool.both.overall.size === 0) continue
+  for (const mode of modes) {
+    console.log(`\n### Pooled over ${label}: ${mode}\n`)
+    console.log(table('overall', pool[mode].overall))
+    console.log()
+    console.log(table('family', pool[mode].family))
+    console.log()
+    console.log(table('language', pool[mode].lang))
+  }
 }
 
 if (swept.size > 0) {
