@@ -63,13 +63,11 @@ function corporaWhere(independent: boolean): Map<string, Entry[]> {
 }
 
 /**
- * Independent writers given a brief on one family only (docs/threat-scanning.md, round 13): trained on and
- * held out like the others, but pooled apart by `evaluate.ts`, so that the pooled figures of the writers
- * of the standard brief stay comparable from round to round.
+ * Independent writers given a brief on one family only (deception; docs/threat-scanning.md, round 13):
+ * trained on and held out like the others, but pooled apart by `evaluate.ts`, so that the pooled figures
+ * of the writers of the standard brief stay comparable from round to round.
  */
-export const FOCUSED_WRITERS: ReadonlyMap<string, string> = new Map(
-  ['ub', 'uc', 'ud', 'ue', 'uf', 'ug', 'uh', 'ui'].map((writer) => [writer, 'deception']),
-)
+export const FOCUSED_WRITERS: ReadonlySet<string> = new Set(['ub', 'uc', 'ud', 'ue', 'uf', 'ug', 'uh', 'ui'])
 
 /** The independent writers' corpora (they saw neither the scanner nor each other), by writer: trained on and held out. */
 export const writerCorpora = () => corporaWhere(true)
