@@ -192,7 +192,8 @@ for (const [writer, test] of corpora) {
   const training = [...fixtures, ...[...corpora].filter(([w]) => w !== writer).flatMap(([, e]) => e)]
   const model = train(training, DEFAULT_TRAINING)
   if (threshold) model.threshold = threshold
-  const pool = FOCUSED_WRITERS.has(writer) ? pooledFocused : pooled
+  const focused = FOCUSED_WRITERS.has(writer)
+  const pool = focused ? pooledFocused : pooled
   for (const mode of modes) {
     const result = measure(test, refuser(mode, model))
     console.log(
@@ -208,7 +209,7 @@ for (const [writer, test] of corpora) {
         console.log(`  refused [${entry.family}/${entry.lang}] ${entry.text.slice(0, 160)}`)
     }
   }
-  for (const [t, into] of FOCUSED_WRITERS.has(writer) ? [] : swept) {
+  for (const [t, into] of focused ? [] : swept) {
     const result = measure(test, refuser('both', { ...model, threshold: t }))
     merge(into.overall, new Map([['all', result.overall]]))
     merge(into.family, result.family)

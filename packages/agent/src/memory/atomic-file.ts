@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
 import * as fs from 'node:fs'
-import { constants } from 'node:fs'
 import {
   access,
   lstat,
@@ -136,7 +135,7 @@ export async function withFileLock<T>(path: string, work: (stillHeld: () => void
   const dir = dirname(path)
   try {
     await mkdir(dir, { recursive: true })
-    await access(dir, constants.W_OK)
+    await access(dir, fs.constants.W_OK)
   } catch (error) {
     throw asFileError(error, dir)
   }
