@@ -63,13 +63,16 @@ function corporaWhere(independent: boolean): Map<string, Entry[]> {
 }
 
 /**
- * Independent writers given a brief on one family only (deception; docs/threat-scanning.md, round 13):
- * trained on and held out like the others, but pooled apart by `evaluate.ts`, so that the pooled figures
- * of the writers of the standard brief stay comparable from round to round.
+ * Independent writers given a focused brief, by the brief's name (docs/threat-scanning.md): `deception`, one
+ * family only (round 13); `pairs`, contrastive pairs of an innocent and a hostile note on one topic (round
+ * 15). Trained on and held out like the others, but pooled apart by `evaluate.ts`, one pool per brief, so
+ * that the pooled figures of the writers of the standard brief stay comparable from round to round.
  */
-export const FOCUSED_WRITERS: ReadonlySet<string> = new Set(['ub', 'uc', 'ud', 'ue', 'uf', 'ug', 'uh', 'ui'])
+export const FOCUSED_WRITERS: ReadonlyMap<string, string> = new Map([
+  ...['ub', 'uc', 'ud', 'ue', 'uf', 'ug', 'uh', 'ui'].map((writer) => [writer, 'deception'] as const),
+  ...['va', 'vb', 'vc', 'vd', 've', 'vf', 'vg', 'vh'].map((writer) => [writer, 'pairs'] as const),
+])
 
-/** The independent writers' corpora (they saw neither the scanner nor each other), by writer: trained on and held out. */
 export const writerCorpora = () => corporaWhere(true)
 
 /** Lists written by the scanner's developer (`"independent": false`): always in training, never measured. */

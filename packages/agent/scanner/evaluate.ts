@@ -9,7 +9,7 @@
  *
  * `--thresholds` also scans each held-out writer at those thresholds (the rules and the same model) and
  * prints the pooled figures per threshold at the end: one run instead of one per threshold. Writers given a
- * brief on one family (FOCUSED_WRITERS in corpus.ts) are held out in turn too, and pooled apart.
+ * focused brief (FOCUSED_WRITERS in corpus.ts) are held out in turn too, and pooled apart, one pool per brief.
  * `--batch` measures only the shipped scanner on corpus files it was not trained on (a new batch of
  * writers, before it joins `corpus/`), per writer and pooled, and stops.
  * Prints markdown tables: overall, per family and per language, hostile refused and innocent refused.
@@ -183,17 +183,17 @@ const newPool = () =>
   Object.fromEntries(
     modes.map((m) => [m, { overall: new Map(), family: new Map(), lang: new Map() }]),
   ) as Pool
-// The writers of the standard brief, and apart from them those given a brief on one family (FOCUSED_WRITERS)
+// The writers of the standard brief, and apart from them those of each focused brief (FOCUSED_WRITERS)
 const pooled = newPool()
-const pooledFocused = newPool()
+const pooledFocused = new Map([...new Set(FOCUSED_WRITERS.values())].map((brief) => [brief, newPool()]))
 
 console.log('## Leave one writer out\n')
 for (const [writer, test] of corpora) {
   const training = [...fixtures, ...[...corpora].filter(([w]) => w !== writer).flatMap(([, e]) => e)]
   const model = train(training, DEFAULT_TRAINING)
   if (threshold) model.threshold = threshold
-  const focused = FOCUSED_WRITERS.has(writer)
-  const pool = focused ? pooledFocused : pooled
+  const brief = FOCUSED_WRITERS.get(writer)
+  const pool = brief === undefined ? pooled : (pooledFocused.get(brief) as Pool)
   for (const mode of modes) {
     const result = measure(test, refuser(mode, model))
     console.log(
@@ -209,7 +209,7 @@ for (const [writer, test] of corpora) {
         console.log(`  refused [${entry.family}/${entry.lang}] ${entry.text.slice(0, 160)}`)
     }
   }
-  for (const [t, into] of focused ? [] : swept) {
+  for (const [t, into] of brief === undefined ? swept : []) {
     const result = measure(test, refuser('both', { ...model, threshold: t }))
     merge(into.overall, new Map([['all', result.overall]]))
     merge(into.family, result.family)
@@ -217,9 +217,9 @@ for (const [writer, test] of corpora) {
 }
 
 for (const [label, pool] of [
-  ['the held-out writers', pooled],
-  ['the held-out writers of a one-family brief', pooledFocused],
-] as const) {
+  ['the held-out writers', pooled] as const,
+  ...[...pooledFocused].map(([brief, pool]) => [`the held-out writers of the ${brief} brief`, pool] as const),
+]) {
   if (pool.both.overall.size === 0) continue
   for (const mode of modes) {
     console.log(`\n### Pooled over ${label}: ${mode}\n`)
