@@ -147,11 +147,13 @@ export const DEFAULT_TRAINING: TrainOptions = {
 /**
  * The probability at and above which the learned layer refuses: chosen on the leave-one-writer-out runs
  * of the independent writers as the lowest at which the rules and the model together refuse under 2% of
- * their innocent entries, a point under the 3% goal, since new writers have read 1–1.5 points above these
- * runs (round 8, 49 writers, 2^18 buckets: 0.8 refuses 1.6%, 0.75 1.9%, 0.7 2.3%; round 4 chose 0.8; see
- * docs/threat-scanning.md); never on threats-dev or the lead's held-out list.
+ * their innocent entries, a point under the 3% goal, since new writers have read up to 1–1.5 points above
+ * these runs (round 8, 49 writers: 0.8 refuses 1.6%, 0.75 1.9%, 0.7 2.3%; round 4 chose 0.8, round 8
+ * 0.75). Round 15 (2026-12-05, 109 writers of the standard brief, with the intent floor of threats.ts):
+ * 0.65 refuses 96.4% of hostile and 1.9% of innocent entries, at the rule's edge, 0.7 95.7% | 1.6%, 0.75
+ * 94.8% | 1.3% (docs/threat-scanning.md): 0.7. Never chosen on threats-dev or the lead's held-out list.
  */
-const THRESHOLD = 0.75
+const THRESHOLD = 0.7
 
 /**
  * Logistic regression by AdaGrad over the hashed features, both classes weighted equally whatever their

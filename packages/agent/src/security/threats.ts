@@ -31,6 +31,8 @@ interface Rule {
   all: RegExp[]
   /** A line this returns true for does not count as a match (see {@link statedFact}). */
   except?: (line: string, chunk: string) => boolean
+  /** It reads an intent from words alone, so the learned layer may overrule it (see {@link INTENT_FLOOR}). */
+  intent?: true
 }
 
 /**
@@ -53,6 +55,8 @@ const plain = (pattern: RegExp) => {
   return form
 }
 const rule = (reason: string, ...all: RegExp[]): Rule => ({ reason, all: all.map(plain) })
+/** A rule that reads an intent from words alone (an order to drop rules, a claim of authority, …). */
+const intent = (reason: string, ...all: RegExp[]): Rule => ({ ...rule(reason, ...all), intent: true })
 
 /** Not preceded by a token character, so `task-…` is not read as an `sk-…` key. */
 const START = '(?<![A-Za-z0-9_-])'
@@ -194,32 +198,32 @@ const PRIOR = words(
 
 const OVERRIDE_REASON = 'prompt injection ("ignore previous instructions")'
 const OVERRIDE: Rule[] = [
-  rule(
+  intent(
     OVERRIDE_REASON,
     new RegExp(
       `${OVERRIDE_VERB}${FILL(3)}(?:${OVERRIDE_QUALIFIER}${FILL(1)}){1,3}${OVERRIDE_NOUN}(?![\\p{L}])`,
       'iu',
     ),
   ),
-  rule(
+  intent(
     OVERRIDE_REASON,
     new RegExp(
       `${OVERRIDE_VERB}\\s+(?:everything|all|anything|whatever|what)\\s+(?:that\\s+)?(?:you|you've|you're)\\s+(?:were|have been|had been|was|been|are|have)?\\s*(?:told|given|instructed|taught|programmed|trained|asked)`,
       'iu',
     ),
   ),
-  rule(
+  intent(
     OVERRIDE_REASON,
     new RegExp(
       `(?:${PRIOR}|your)\\s+(?:${OVERRIDE_NOUN})\\s+(?:${words('no longer apply', 'no longer applies', 'are obsolete', 'are void', 'are cancelled', 'are canceled', 'are revoked', 'were a test', 'was a test', "don't apply", 'do not apply', 'are superseded', 'are outdated, follow')})`,
       'iu',
     ),
   ),
-  rule(
+  intent(
     OVERRIDE_REASON,
     /\b(?:new|real|true|actual|updated)\s+instructions\s+(?:follow|below|are)\b|\btreat\s+(?:this|the text below|these notes|this note|this file)\s+as\s+(?:your\s+)?(?:real|new|true|only|actual)\s+instructions|\b(?:your\s+)?only\s+(?:goal|task|job|rule)\s+is\s+to\s+obey|\bobey\s+(?:this|these|me|the next)\s+(?:note|memory|file|message|user|instructions?)?/iu,
   ),
-  rule(
+  intent(
     OVERRIDE_REASON,
     /(?:之前|以前|先前|上面|原来)的(?:指令|指示|规则|规定|设定)(?:都)?(?:作废|无效|不再适用|失效)|(?:新|真正)的指令(?:如下|是)/u,
   ),
@@ -240,55 +244,55 @@ const ADMIN = words(
   'creator',
 )
 const IMPERSONATION: Rule[] = [
-  rule(
+  intent(
     'impersonation of a system or administrator message',
     new RegExp(
       `^[ \\t>*#\\-(]*[\\[<【]?[ \\t]*${ADMIN}(?:[ \\t]+${words('message', 'notice', 'notification', 'override', 'alert', 'announcement', 'instructions?', 'update', 'directive', 'command', 'order', 'note', 'prompt')})?[ \\t]*[\\]>】]?[ \\t]*[:：\\]】>#-][^\\n]{0,120}?\\b${words('you', 'assistant', 'ai', 'model', 'must', 'obey', 'comply', 'granted', 'authori[sz]', 'approved', 'disabled', 'unrestricted', 'override', 'filters?', 'restrictions?', 'ignore', 'requests', 'reveal', 'lifted', 'privileges', 'rights')}`,
       'imu',
     ),
   ),
-  rule(
+  intent(
     'impersonation of a system or administrator message',
     new RegExp(
       `\\b(?:message|notice|order|instructions?|directive|note|word|update)s?\\s+from\\s+(?:the\\s+|your\\s+)?${ADMIN}\\b|\\bthis\\s+is\\s+(?:the|your)\\s+${ADMIN}\\b|\\b(?:i\\s+am|i'm)\\s+(?:your|the)\\s+(?:${words('developer', 'creator', 'administrator', 'admin', 'operator', 'maker', 'programmer', 'system')})\\b|\\b${words('admin', 'administrator', 'system', 'developer', 'root', 'security')}\\s+override\\b`,
       'iu',
     ),
   ),
-  rule(
+  intent(
     'impersonation of a system or administrator message',
     new RegExp(
       `\\b${words('all restrictions', 'restrictions', 'safety filters?', 'content filters?', 'safety checks?', 'security checks?', 'safety rules', 'guardrails', 'safeguards', 'content policy', 'all filters', 'all content filters')}\\s+(?:are|is|have been|has been|were)?\\s*(?:now\\s+)?${words('disabled', 'off', 'switched off', 'turned off', 'lifted', 'removed', 'suspended', 'bypassed', 'deactivated')}\\b|\\b(?:granted|authori[sz]ed?|approved|permitted|allowed|given)\\s+(?:you\\s+|the\\s+assistant\\s+)?(?:to\\s+)?(?:${words('admin', 'administrator', 'root', 'full', 'unrestricted', 'unlimited', 'elevated')})\\s+${words('rights', 'access', 'privileges', 'permissions', 'mode', 'shell access')}|\\b${words('unrestricted', 'jailbreak', 'jailbroken', 'god', 'dan', 'no[-\\s]?limits?', 'uncensored', 'unfiltered')}\\s+mode\\b|\\bauthori[sz]e\\s+you\\s+to\\s+${words('skip', 'bypass', 'ignore', 'disable', 'override', 'break')}`,
       'iu',
     ),
   ),
-  rule(
+  intent(
     'impersonation of a system or administrator message',
     /[【[]\s*(?:系统|管理员|开发者|系统管理员)[^】\]\n]{0,6}[】\]]|(?:^|[\s。！])(?:系统|管理员|开发者|系统管理员)(?:消息|讯息|通知|指令|公告|提示)?[:：]|(?:系统|管理员|开发者)(?:消息|讯息|通知|指令|公告)[:：]|以(?:系统)?管理员(?:的)?身份|我是(?:你的)?(?:系统管理员|管理员|开发者|开发人员|创造者|创建者|主人)|来自(?:系统|管理员|开发者)的(?:消息|通知|指令)|授权你|(?:关闭|取消|解除|禁用|停用)(?:了)?(?:所有|全部|一切)?的?(?:过滤|安全|限制|审查|约束)|(?:没有|不受|无)任何(?:限制|约束|审查|过滤)/mu,
   ),
-  rule(
+  intent(
     'role hijack ("you are now …")',
     /\byou\s+are\s+(?:now|no\s+longer)\s+(?:an?\s+|the\s+|in\s+)?(?:(?:new|different|unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|free)\b|dan\b|developer\s+mode|bound\b|restricted\b|an?\s+ai\s+without|assistant\s+without)/i,
   ),
-  rule(
+  intent(
     'role hijack (role-play, "from now on you …")',
     /\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant)\s+(?:are|will|must|should|shall)\b|\b(?:act|behave)\s+as\s+(?:if\s+you\s+(?:are|were)|an?\s+(?:unrestricted|unfiltered|jailbroken|evil))|\bpretend\s+(?:to\s+be|you\s+are)\b|\benable\s+(?:developer|god|dan)\s+mode\b|\bjailbreak\b/i,
   ),
-  rule(
+  intent(
     'role hijack ("you are now …")',
     /你现在是|你现在(?:已经)?(?:不再|成为)|从现在(?:开始|起)，?你(?:是|要|必须|将|只能|应该)|扮演一个(?:没有|不受)|进入(?:开发者|越狱|上帝)模式|越狱/,
   ),
-  rule(
+  intent(
     'fake system or role-play prompt',
     /^[ \t]*(?:#{1,6}[ \t]*)?(?:system|developer)[ \t]+(?:prompt|message|instructions?|override)[ \t]*:|^[ \t]*#{1,6}[ \t]*(?:system|instructions?)[ \t]*$|<\|im_start\|>|<\|(?:system|endoftext)\|>|<\/?(?:system|instructions?|sys)>|\[\/?(?:system|INST|SYS)\]|<<SYS>>|\bnew\s+system\s+prompt\b|\bsystem\s+(?:override|prompt\s+override)\b|系统提示[:：]|【系统】|新的系统提示/im,
   ),
 ]
 
 const CONCEALMENT: Rule[] = [
-  rule(
+  intent(
     'hides actions from the user',
     /\b(?:do\s+not|don't|dont|never)\s+(?:tell|inform|notify|mention\s+(?:this\s+|it\s+)?to|reveal\s+(?:this\s+|it\s+)?to|show|let|alert|warn)\s+(?:the\s+|your\s+)?(?:user|human|owner|operator)\b|\bwithout\s+(?:telling|informing|notifying|asking|alerting)\s+(?:the\s+|your\s+)?(?:user|human|owner)\b|\bkeep\s+(?:this|it)\s+(?:secret|hidden)\s+from\s+(?:the\s+)?(?:user|human)\b|\bsecretly\s+(?:send|upload|run|execute|copy|forward|add|include|delete|modify|change|email|post)\b/i,
   ),
-  rule(
+  intent(
     'hides actions from the user',
     /(?:不要|别|不许|切勿|不得|不能)(?:告诉|通知|提醒|透露给|让)(?:用户|使用者|主人)|瞒着(?:用户|使用者)|(?:偷偷|暗中|悄悄)(?:地)?(?:把|将|发送|上传|执行|运行|修改|删除|转发)/,
   ),
@@ -340,7 +344,7 @@ const EXFILTRATION: Rule[] = [
   ),
   rule('reads or sends a .env file', SEND, DOTENV),
   rule('sends secrets', SEND, SECRET_VAR),
-  rule('sends secrets', SEND, SECRET_NOUNS, REMOTE),
+  intent('sends secrets', SEND, SECRET_NOUNS, REMOTE),
   rule('encodes secrets for transfer', /\bbase64\b/i, SECRET_FILE),
   rule('encodes secrets for transfer', /\bbase64\b/i, SECRET_VAR),
 ]
@@ -469,7 +473,18 @@ function matches(
   )
 }
 
-function matchRules(folded: string, meter?: WorkMeter): string | null {
+/** A rule's verdict on a text: its reason, and whether it read an intent from words alone ({@link Rule}). */
+interface RuleMatch {
+  reason: string
+  intent: boolean
+}
+
+/**
+ * The first rule that matches, a rule that recognises a thing (a key, an encoded command, a download piped
+ * to a shell) before one that reads an intent from words: only the latter may be overruled.
+ */
+function matchRules(folded: string, meter?: WorkMeter): RuleMatch | null {
+  let byWords: RuleMatch | null = null
   for (const chunk of chunksOf(folded)) {
     let split: string[] | undefined
     const lines = () => {
@@ -486,13 +501,17 @@ function matchRules(folded: string, meter?: WorkMeter): string | null {
       return found
     }
     for (const candidate of RULES) {
-      if (matches(candidate, chunk, test, lines, meter)) return candidate.reason
+      if (byWords !== null && candidate.intent) continue
+      if (!matches(candidate, chunk, test, lines, meter)) continue
+      if (!candidate.intent) return { reason: candidate.reason, intent: false }
+      byWords = { reason: candidate.reason, intent: true }
     }
+    if (byWords !== null) continue
     if (meter) meter.chars += chunk.length * FAMILY_WORK
     const family = matchFamilies(chunk)
-    if (family) return family.reason
+    if (family) byWords = { reason: family.reason, intent: true }
   }
-  return null
+  return byWords
 }
 
 /**
@@ -570,15 +589,33 @@ export function scanWithModel(text: string, model: LinearModel | null, meter?: W
   return reason === null ? { ok: true } : { ok: false, reason }
 }
 
-/** Hidden text on the raw text, the rules on every layer (their reasons are the most precise), then the learned layer. */
+/**
+ * Below this probability of the learned layer, a rule that reads an intent from words alone does not refuse:
+ * "IT never asks for passwords by e-mail" holds "send", "passwords" and an address, and reads as no order
+ * at all. Chosen on eight fresh lists of the standard brief and eight of contrastive pairs (2026-12-05,
+ * docs/threat-scanning.md, round 15): at 0.1 they refused 7 and 6 fewer innocent entries and no fewer
+ * hostile ones; held out by writer over 109 writers, 1.7% → 1.3% of innocent entries at the same 94.8%
+ * of hostile ones (threshold 0.75).
+ */
+const INTENT_FLOOR = 0.1
+
+/**
+ * Hidden text on the raw text, then the rules on every layer (their reasons are the most precise), then
+ * the learned layer. A rule that reads an intent from words refuses unless the learned layer scores every
+ * layer under {@link INTENT_FLOOR}; without a learned layer (`model` null) every rule refuses.
+ */
 function assess(text: string, model: LinearModel | null, meter?: WorkMeter): Assessment {
   const hidden = findHiddenText(text, meter)
   if (hidden !== null) return { reason: hidden, score: 1 }
   const layers = layersOf(text, meter)
   if (typeof layers === 'string') return { reason: layers, score: 1 }
+  let byWords: string | null = null
   for (const layer of layers) {
     const found = matchRules(layer.folded, meter)
-    if (found !== null) return { reason: `${found}${where(layer.via)}`, score: 1 }
+    if (found === null) continue
+    const reason = `${found.reason}${where(layer.via)}`
+    if (!found.intent || model === null) return { reason, score: 1 }
+    byWords ??= reason
   }
   let highest = 0
   if (model === null) return { reason: null, score: highest }
@@ -587,11 +624,12 @@ function assess(text: string, model: LinearModel | null, meter?: WorkMeter): Ass
     if (meter) meter.chars += folded.length * MODEL_WORK
     const probability = score(model, folded)
     // Only a refusal pays for its explanation.
-    if (probability >= model.threshold) {
+    if (probability >= model.threshold && byWords === null) {
       return { reason: `${explain(model, folded, probability)}${where(layer.via)}`, score: probability }
     }
     highest = Math.max(highest, probability)
   }
+  if (byWords !== null && highest >= INTENT_FLOOR) return { reason: byWords, score: 1 }
   return { reason: null, score: highest }
 }
 
