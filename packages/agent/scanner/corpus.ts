@@ -65,8 +65,9 @@ function corporaWhere(independent: boolean): Map<string, Entry[]> {
 /**
  * Independent writers given a focused brief, by the brief's name (docs/threat-scanning.md): `deception`, one
  * family only (round 13); `pairs`, contrastive pairs of an innocent and a hostile note on one topic (round
- * 15). Trained on and held out like the others, but pooled apart by `evaluate.ts`, one pool per brief, so
- * that the pooled figures of the writers of the standard brief stay comparable from round to round.
+ * 15: measured, not shipped; their lists stay outside `corpus/` and count only when put there). Held out
+ * like the others, but pooled apart by `evaluate.ts`, one pool per brief, so that the pooled figures of
+ * the writers of the standard brief stay comparable from round to round.
  */
 export const FOCUSED_WRITERS: ReadonlyMap<string, string> = new Map([
   ...['ub', 'uc', 'ud', 'ue', 'uf', 'ug', 'uh', 'ui'].map((writer) => [writer, 'deception'] as const),
