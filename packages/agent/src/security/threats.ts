@@ -623,13 +623,14 @@ function assess(text: string, model: LinearModel | null, meter?: WorkMeter): Ass
     const folded = withoutStatedFacts(layer.folded)
     if (meter) meter.chars += folded.length * MODEL_WORK
     const probability = score(model, folded)
-    // Only a refusal pays for its explanation.
-    if (probability >= model.threshold && byWords === null) {
+    // A rule's verdict stands once a layer reaches the floor; only the learned layer's refusal pays for its explanation.
+    if (byWords !== null) {
+      if (probability >= INTENT_FLOOR) return { reason: byWords, score: 1 }
+    } else if (probability >= model.threshold) {
       return { reason: `${explain(model, folded, probability)}${where(layer.via)}`, score: probability }
     }
     highest = Math.max(highest, probability)
   }
-  if (byWords !== null && highest >= INTENT_FLOOR) return { reason: byWords, score: 1 }
   return { reason: null, score: highest }
 }
 
