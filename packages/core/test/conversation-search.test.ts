@@ -44,6 +44,19 @@ describe('dates in a query', () => {
     expect(parseQueryDates('trips in May 2023', NOW).ranges).toEqual([
       { from: Date.UTC(2023, 4, 1), to: Date.UTC(2023, 5, 1) },
     ])
+    // a month named alone is its latest occurrence begun by now: June 2023, but August 2022
+    expect(parseQueryDates('where did we go camping in June?', NOW).ranges).toEqual([
+      { from: Date.UTC(2023, 5, 1), to: Date.UTC(2023, 6, 1) },
+    ])
+    expect(parseQueryDates('what did we decide during aug', NOW).ranges).toEqual([
+      { from: Date.UTC(2022, 7, 1), to: Date.UTC(2022, 8, 1) },
+    ])
+    expect(parseQueryDates('我们12月份讨论了什么', NOW).ranges).toEqual([
+      { from: Date.UTC(2022, 11, 1), to: Date.UTC(2023, 0, 1) },
+    ])
+    expect(parseQueryDates('6月的发布窗口', NOW).ranges).toEqual([
+      { from: Date.UTC(2023, 5, 1), to: Date.UTC(2023, 6, 1) },
+    ])
     expect(parseQueryDates('去年的计划', NOW).ranges).toEqual([
       { from: Date.UTC(2022, 0, 1), to: Date.UTC(2023, 0, 1) },
     ])
@@ -57,6 +70,9 @@ describe('dates in a query', () => {
       ranges: [],
     })
     expect(parseQueryDates('on 2023-13-40', NOW).ranges).toEqual([])
+    // months as verbs or counts, and month numbers that are not months
+    for (const query of ['we march on', 'it may rain', '过去6个月的账单', '13月的计划', '0月'])
+      expect(parseQueryDates(query, NOW).ranges).toEqual([])
   })
 
   it('never throws and stays linear on any text', () => {

@@ -104,6 +104,15 @@ const RULES: Rule[] = [
     resolve: (m) => monthRange(num(m[2]), monthIndex(m[1] as string)),
   },
   {
+    // a month named alone ("in June", "during March"): its latest occurrence begun by `now`; "in" or
+    // "during" is required so that "may" the verb and "march" the verb stay words
+    pattern: new RegExp(`\\b(?:in|during) ${MONTH}\\b(?![ -]?\\d)`, 'gi'),
+    resolve: (m, now) => {
+      const month = monthIndex(m[1] as string)
+      return monthRange(latestYear(now, month, 1), month)
+    },
+  },
+  {
     pattern: /(\d{4})年(\d{1,2})月(\d{1,2})[日号]/g,
     resolve: (m) => dayRange(num(m[1]), num(m[2]) - 1, num(m[3])),
   },
@@ -116,6 +125,14 @@ const RULES: Rule[] = [
     },
   },
   { pattern: /(\d{4})年(\d{1,2})月/g, resolve: (m) => monthRange(num(m[1]), num(m[2]) - 1) },
+  {
+    // 六月 written with digits alone (6月, 6月份), not a day (6月8日, taken above) or a count (6个月)
+    pattern: /(?<![\d年])(\d{1,2})月份?(?![\d日号])/g,
+    resolve: (m, now) => {
+      const month = num(m[1]) - 1
+      return month < 0 || month > 11 ? null : monthRange(latestYear(now, month, 1), month)
+    },
+  },
   {
     pattern: /\byesterday\b|昨天/gi,
     resolve: (_, now) => ({ from: dayStart(now) - DAY, to: dayStart(now) }),
