@@ -37,9 +37,21 @@ const isBidi = (cp: number) =>
   cp === 0x200e ||
   cp === 0x200f
 const RTL_LETTER = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}]/u
-/** A left-to-right or right-to-left mark (not an override or isolate) beside Arabic or Hebrew: how RTL text is written. */
-const isMarkInRtlText = (cp: number, before = '', after = '') =>
-  (cp === 0x200e || cp === 0x200f || cp === 0x061c) && (RTL_LETTER.test(before) || RTL_LETTER.test(after))
+/** How far a direction mark, embedding or isolate may sit from the right-to-left letters it is written for. */
+const RTL_REACH = 3
+/**
+ * A direction mark, embedding or isolate (not an override, U+202D/U+202E, which reverses what it holds)
+ * with an Arabic or Hebrew letter within {@link RTL_REACH} characters: how right-to-left text is set inside
+ * other text (‫مرحبا‬, ‏«الرمال»‏). Around Latin text an embedding or isolate still counts as hidden.
+ */
+function isDirectionInRtlText(chars: readonly string[], i: number): boolean {
+  const cp = chars[i]?.codePointAt(0)
+  if (cp === 0x202d || cp === 0x202e) return false
+  for (let j = Math.max(0, i - RTL_REACH); j <= Math.min(chars.length - 1, i + RTL_REACH); j++)
+    if (j !== i && RTL_LETTER.test(chars[j] as string)) return true
+  return false
+}
+const isLetter = (char = '') => /\p{L}/u.test(char)
 const isSupplementaryVariation = (cp: number) => cp >= 0xe0100 && cp <= 0xe01ef
 
 /**
@@ -56,16 +68,22 @@ function hasSuspect(text: string): boolean {
 }
 
 /**
- * The first invisible or deceptive character of `text` that no legitimate text needs there, as a reason,
- * or null. Kept: emoji ZWJ sequences (👨‍👩‍👧, 🏳️‍🌈), subdivision flags (🏴 + tags + cancel tag, e.g. the
- * Scotland flag), joiners inside words of scripts that use them (Persian می‌خواهم), one ideographic
- * variation selector after a Chinese character, a byte order mark at the start.
+ * The first invisible or deceptive character of `text` that no legitimate text needs there, as a reason;
+ * `lone` when it is the text's only one and a zero-width character or joiner, which can carry no hidden
+ * message (a stray U+200B pasted from a chat, a byte order mark in the middle of a CSV line): the scanner
+ * then refuses only if the text reads as an order (see threats.ts). Null when there is none. Kept: emoji ZWJ
+ * sequences (👨‍👩‍👧, 🏳️‍🌈), subdivision flags (🏴 + tags + cancel tag, e.g. the Scotland flag), joiners inside
+ * words of scripts that use them (Persian می‌خواهم), one ideographic variation selector after a Chinese
+ * character, a byte order mark at the start, direction marks, embeddings and isolates written with
+ * right-to-left letters, soft hyphens inside words (Netz\u00adleit\u00adstelle, where a line may break).
  */
-export function findHiddenText(text: string, meter?: WorkMeter): string | null {
+export function findHiddenText(text: string, meter?: WorkMeter): { reason: string; lone: boolean } | null {
   if (meter) meter.chars += text.length
   if (!hasSuspect(text)) return null
   const chars = Array.from(text)
   if (meter) meter.chars += chars.length
+  let zeroWidth: string | null = null
+  const found = (reason: string) => ({ reason, lone: false })
   for (let i = 0; i < chars.length; i++) {
     const char = chars[i] as string
     const cp = char.codePointAt(0) as number
@@ -77,24 +95,29 @@ export function findHiddenText(text: string, meter?: WorkMeter): string | null {
       if (j - i - 1 >= 2 && j - i - 1 <= 8 && chars[j]?.codePointAt(0) === TAG_CANCEL) i = j
       continue
     }
-    if (isTag(cp)) return 'invisible Unicode tag character'
-    if (isBidi(cp) && !isMarkInRtlText(cp, chars[i - 1], chars[i + 1]))
-      return 'bidirectional override character'
-    if (ZERO_WIDTH.has(cp) && !(cp === 0xfeff && i === 0)) return 'invisible zero-width character'
-    if (FILLERS.has(cp)) return 'invisible filler character (soft hyphen or Hangul filler)'
+    if (isTag(cp)) return found('invisible Unicode tag character')
+    if (isBidi(cp) && !isDirectionInRtlText(chars, i)) return found('bidirectional override character')
+    let invisible: string | null = null
+    if (ZERO_WIDTH.has(cp) && !(cp === 0xfeff && i === 0)) invisible = 'invisible zero-width character'
+    if (FILLERS.has(cp) && !(cp === 0x00ad && isLetter(chars[i - 1]) && isLetter(chars[i + 1])))
+      return found('invisible filler character (soft hyphen or Hangul filler)')
     if (cp === 0x200c || cp === 0x200d) {
       const before = chars[i - 1] ?? ''
       const after = chars[i + 1] ?? ''
       const emoji = cp === 0x200d && isEmojiPart(before) && isPictographic(after)
       const script = isJoiningLetter(before) && isJoiningLetter(after)
-      if (!emoji && !script) return 'invisible zero-width joiner'
+      if (!emoji && !script) invisible = 'invisible zero-width joiner'
+    }
+    if (invisible !== null) {
+      if (zeroWidth !== null) return found(zeroWidth)
+      zeroWidth = invisible
     }
     if (isSupplementaryVariation(cp)) {
       const before = chars[i - 1] ?? ''
-      if (!/\p{Script=Han}/u.test(before)) return 'invisible variation selector'
+      if (!/\p{Script=Han}/u.test(before)) return found('invisible variation selector')
     }
   }
-  return null
+  return zeroWidth === null ? null : { reason: zeroWidth, lone: true }
 }
 
 /** Cyrillic and Greek letters that look like Latin ones, folded to them (Unicode confusables, the common ones). */

@@ -558,7 +558,7 @@ function layersOf(text: string, meter?: WorkMeter): Layer[] | string {
     for (const layer of decodeLayers(raw, meter, named) as DecodedLayer[]) {
       const path = [...via, layer.encoding]
       const hidden = findHiddenText(layer.text, meter)
-      if (hidden !== null) return `${hidden}${where(path)}`
+      if (hidden !== null) return `${hidden.reason}${where(path)}`
       const inner = visit(layer.text, path, named)
       if (inner !== null) return inner
     }
@@ -602,11 +602,12 @@ const INTENT_FLOOR = 0.1
 /**
  * Hidden text on the raw text, then the rules on every layer (their reasons are the most precise), then
  * the learned layer. A rule that reads an intent from words refuses unless the learned layer scores every
- * layer under {@link INTENT_FLOOR}; without a learned layer (`model` null) every rule refuses.
+ * layer under {@link INTENT_FLOOR}, and so does a lone zero-width character, which hides nothing (its
+ * text is scanned without it); without a learned layer (`model` null) every rule refuses.
  */
 function assess(text: string, model: LinearModel | null, meter?: WorkMeter): Assessment {
   const hidden = findHiddenText(text, meter)
-  if (hidden !== null) return { reason: hidden, score: 1 }
+  if (hidden !== null && (!hidden.lone || model === null)) return { reason: hidden.reason, score: 1 }
   const layers = layersOf(text, meter)
   if (typeof layers === 'string') return { reason: layers, score: 1 }
   let byWords: string | null = null
@@ -617,6 +618,7 @@ function assess(text: string, model: LinearModel | null, meter?: WorkMeter): Ass
     if (!found.intent || model === null) return { reason, score: 1 }
     byWords ??= reason
   }
+  byWords ??= hidden?.reason ?? null
   let highest = 0
   if (model === null) return { reason: null, score: highest }
   for (const layer of layers) {
