@@ -114,12 +114,17 @@ export class MemoryFiles {
       const limit = this.limit(target)
       const file = basename(this.path(target))
       const allowed = await this.allowed(target)
-      const lines = state.ok
-        ? shownEntries(state.entries, state.chars, limit, file).map((entry) => {
-            const scan = scanUnlessAllowed(entry, allowed)
-            return scan.ok ? entry : `[BLOCKED: ${scan.reason}]`
-          })
-        : [`[UNREADABLE: ${file} does not parse (${state.reason}); ask the user to fix it by hand]`]
+      let lines: string[]
+      if (state.ok) {
+        const shown = shownEntries(state.entries, state.chars, limit, file)
+        // The entries are scanned, never the note written about them here
+        lines = shown.entries.map((entry) => {
+          const scan = scanUnlessAllowed(entry, allowed)
+          return scan.ok ? entry : `[BLOCKED: ${scan.reason}]`
+        })
+        if (shown.note !== null) lines.push(shown.note)
+      } else
+        lines = [`[UNREADABLE: ${file} does not parse (${state.reason}); ask the user to fix it by hand]`]
       const chars = state.ok ? state.chars : countChars(new TextDecoder().decode(state.bytes))
       usage[target] = { chars, limit, entries: state.ok ? state.entries.length : 0 }
       blocks.push(renderBlock(LABEL[target], lines, chars, limit))
@@ -389,10 +394,16 @@ const DELIMITER_CHARS = 3
 
 /**
  * The entries of a file over its cap as the prompt shows them: as many as fit in the cap, the one that
- * crosses it cut, and a line saying how much was left out and what to do. Linear in what is shown.
+ * crosses it cut, and a note saying how much was left out and what to do (null under the cap). Linear in
+ * what is shown.
  */
-function shownEntries(entries: readonly string[], chars: number, limit: number, file: string): string[] {
-  if (chars <= limit) return [...entries]
+function shownEntries(
+  entries: readonly string[],
+  chars: number,
+  limit: number,
+  file: string,
+): { entries: string[]; note: string | null } {
+  if (chars <= limit) return { entries: [...entries], note: null }
   const shown: string[] = []
   let whole = 0
   let budget = limit
@@ -403,10 +414,10 @@ function shownEntries(entries: readonly string[], chars: number, limit: number, 
     shown.push(size <= budget ? entry : `${cutToChars(entry, budget)}…`)
     budget -= size + DELIMITER_CHARS
   }
-  shown.push(
-    `[TRUNCATED: ${file} holds ${formatCount(chars)} characters, over its cap of ${formatCount(limit)}; ${entries.length - whole} of ${entries.length} entries are not shown in full. Consolidate it: merge or remove entries with the memory tool (replace/remove) before adding more.]`,
-  )
-  return shown
+  return {
+    entries: shown,
+    note: `[TRUNCATED: ${file} holds ${formatCount(chars)} characters, over its cap of ${formatCount(limit)}; ${entries.length - whole} of ${entries.length} entries are not shown in full. Consolidate it: merge or remove entries with the memory tool (replace/remove) before adding more.]`,
+  }
 }
 
 /** The first `max` grapheme clusters of `text` (a prefix of about that many characters). */
