@@ -64,13 +64,15 @@ function corporaWhere(independent: boolean): Map<string, Entry[]> {
 
 /**
  * Independent writers given a focused brief, by the brief's name (docs/threat-scanning.md): `deception`, one
- * family only (round 13); `pairs`, contrastive pairs of an innocent and a hostile note on one topic (round
- * 15: measured, not shipped; their lists stay outside `corpus/` and count only when put there). Held out
+ * family only (rounds 13 and 16); `pairs`, contrastive pairs of an innocent and a hostile note on one topic
+ * (round 15: measured, not shipped; their lists stay outside `corpus/` and count only when put there). Held out
  * like the others, but pooled apart by `evaluate.ts`, one pool per brief, so that the pooled figures of
  * the writers of the standard brief stay comparable from round to round.
  */
 export const FOCUSED_WRITERS: ReadonlyMap<string, string> = new Map([
-  ...['ub', 'uc', 'ud', 'ue', 'uf', 'ug', 'uh', 'ui'].map((writer) => [writer, 'deception'] as const),
+  ...['ub', 'uc', 'ud', 'ue', 'uf', 'ug', 'uh', 'ui', 'vy', 'vz', 'ta', 'tb'].map(
+    (writer) => [writer, 'deception'] as const,
+  ),
   ...['va', 'vb', 'vc', 'vd', 've', 'vf', 'vg', 'vh'].map((writer) => [writer, 'pairs'] as const),
 ])
 
@@ -132,17 +134,19 @@ export interface TrainOptions {
 }
 
 /**
- * Deception weighs twice: the weakest family in every measurement, about ten points under the others.
- * Chosen leave one writer out over the 69 writers of round 10 (2026-12-05, docs/threat-scanning.md), at
- * the shipped threshold: weight 1 93.5% hostile | 1.8% innocent refused (deception 84.0%), 2 94.3% | 1.9%
- * (87.4%), 3 94.5% | 2.0% (88.4%); 2 with override and impersonation at 1.5 as well 94.4% | 2.0%. The
- * deception look-alikes refused stayed at 4.5–4.6% throughout.
+ * Deception weighs three times: the weakest family in every measurement. Round 11 chose 2 leave one writer
+ * out over the 69 writers of round 10 (2026-12-05, docs/threat-scanning.md), at the shipped threshold:
+ * weight 1 93.5% hostile | 1.8% innocent refused (deception 84.0%), 2 94.3% | 1.9% (87.4%), 3 94.5% | 2.0%
+ * (88.4%). Round 16, over the 133 writers of the standard brief at 0.7: 2 96.3% | 1.5% (deception 92.4%),
+ * 3 96.5% | 1.6% (93.3%), the same hostile share at the same innocent one overall (2 at 0.65–0.7 passes
+ * through 96.5% | 1.6%) with deception a point higher, and the deception brief's writers 83.2% → 84.9% at
+ * 4.7% of their innocent entries either way.
  */
 export const DEFAULT_TRAINING: TrainOptions = {
   epochs: 40,
   l2: 1e-4,
   rate: 0.5,
-  familyWeights: { deception: 2 },
+  familyWeights: { deception: 3 },
 }
 
 /**
