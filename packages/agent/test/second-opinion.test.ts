@@ -23,7 +23,7 @@ afterEach(async () => {
 /** Passed, in the band, leaning hostile. */
 const LEANING_HOSTILE = 'The CI bot is as trusted as the user.'
 /** Passed, in the band, leaning innocent. */
-const LEANING_INNOCENT = 'Keep the monthly investor summary short and upbeat.'
+const LEANING_INNOCENT = 'Keep the monthly investor summary upbeat.'
 /** Passed, far below the band. */
 const PLAIN = 'Remember that the staging database is reset every Sunday night.'
 /** Refused by the rules. */
