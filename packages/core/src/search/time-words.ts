@@ -55,6 +55,9 @@ function latestYear(now: number, month: number, day: number): number {
   return Date.UTC(year, month, day) <= now ? year : year - 1
 }
 
+/** A month named without a year: its latest occurrence that has begun by `now`. */
+const latestMonth = (now: number, month: number) => monthRange(latestYear(now, month, 1), month)
+
 function weekStart(now: number): number {
   const today = dayStart(now)
   return today - ((new Date(today).getUTCDay() + 6) % 7) * DAY
@@ -107,10 +110,7 @@ const RULES: Rule[] = [
     // a month named alone ("in June", "during March"): its latest occurrence begun by `now`; "in" or
     // "during" is required so that "may" the verb and "march" the verb stay words
     pattern: new RegExp(`\\b(?:in|during) ${MONTH}\\b(?![ -]?\\d)`, 'gi'),
-    resolve: (m, now) => {
-      const month = monthIndex(m[1] as string)
-      return monthRange(latestYear(now, month, 1), month)
-    },
+    resolve: (m, now) => latestMonth(now, monthIndex(m[1] as string)),
   },
   {
     pattern: /(\d{4})年(\d{1,2})月(\d{1,2})[日号]/g,
@@ -130,7 +130,7 @@ const RULES: Rule[] = [
     pattern: /(?<![\d年])(\d{1,2})月份?(?![\d日号])/g,
     resolve: (m, now) => {
       const month = num(m[1]) - 1
-      return month < 0 || month > 11 ? null : monthRange(latestYear(now, month, 1), month)
+      return month < 0 || month > 11 ? null : latestMonth(now, month)
     },
   },
   {
