@@ -41,6 +41,7 @@ async function open(driver: StorageDriver, settings: ResolvedStoreSettings): Pro
     throw toEngramError(error, 'Opening the store')
   }
   const ctx = new StoreContext(dialect.storeDriver(driver), dialect, settings.retry, settings.busyTimeout)
+  await ctx.findDeferredIndex()
   // what the migrations left to the store (a read-only store reads the index as it is until a writer opens)
   if (settings.readOnly !== true) {
     try {

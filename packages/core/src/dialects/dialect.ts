@@ -55,11 +55,26 @@ export interface HitRow {
 export interface MessageIndexing {
   /** The row's `search_text` for that index text; `nul`: its content or tool calls hold a NUL. */
   column(searchText: string | null, nul: boolean): string | null
+}
+
+/**
+ * An engine that indexes new messages after their append (SQLite, in batches: dialects/sqlite/unindexed.ts).
+ * Until then a message is stored but not found: the store indexes the waiting ones before every search.
+ */
+export interface DeferredIndex {
+  /** The table that lists the waiting messages: a schema without it (an older migrations folder) has none. */
+  readonly table: string
+  /** One row with `listed`: 1 when a message waits for its index entry. */
+  readonly waiting: Statement
   /**
-   * What follows the row's INSERT in its transaction (`last_insert_rowid()` and `changes()` are that
-   * INSERT's): the index text handed to the index where the column does not carry it.
+   * Indexes the waiting messages, each batch one transaction run by `write` (false when the database was
+   * locked: the rest keeps waiting). Returns whether none is left waiting.
    */
-  afterInsert(column: string | null, searchText: string | null): Statement[]
+  index(
+    db: DialectConnection,
+    write: (statements: readonly Statement[]) => Promise<boolean>,
+    action: string,
+  ): Promise<boolean>
 }
 
 /**
@@ -175,6 +190,9 @@ export interface Dialect {
 
   /** How a message's index text reaches the search index. */
   readonly messageIndex: MessageIndexing
+
+  /** How new messages are indexed after their append, or null where they are indexed as they are written. */
+  readonly deferredIndex: DeferredIndex | null
 
   /**
    * Statements that rebuild the search index in one transaction: `updates` set the rows' search texts

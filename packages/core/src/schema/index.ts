@@ -1,6 +1,6 @@
 export { accessTokens } from './access-tokens.ts'
 export { episodes } from './episodes.ts'
 export { graphBlobs, graphCheckpoints, graphItems, graphWrites } from './graph.ts'
-export { messages } from './messages.ts'
+export { messages, messagesUnindexed } from './messages.ts'
 export { modelCalls } from './model-calls.ts'
 export { sessions } from './sessions.ts'

@@ -45,3 +45,11 @@ export const messages = sqliteTable(
     check('messages_role_check', sql`${t.role} IN ('system', 'user', 'assistant', 'tool')`),
   ],
 )
+
+/**
+ * The messages not yet in the full-text index (SQLite: migration 0017). The insert trigger lists every new
+ * row; the store indexes the listed rows in batches (dialects/sqlite/unindexed.ts).
+ */
+export const messagesUnindexed = sqliteTable('messages_unindexed', {
+  id: integer('id').primaryKey(),
+})

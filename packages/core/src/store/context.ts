@@ -1,12 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { drizzleOver, type EngramDatabase } from '../database.ts'
-import type { Dialect } from '../dialects/dialect.ts'
+import type { DeferredIndex, Dialect } from '../dialects/dialect.ts'
 import type { QueryResult, Row, Statement, StorageDriver } from '../driver.ts'
 import { EngramError, isBusyError, toEngramError } from '../errors.ts'
 import type { RetryPolicy } from '../store-options.ts'
 
 /** A write every this many runs a passive WAL checkpoint, so the WAL stays short under many writers. */
 const CHECKPOINT_EVERY_WRITES = 1000
+/**
+ * Messages a connection appends before it indexes the waiting ones, where the engine indexes them after
+ * their append (Dialect.deferredIndex): FTS5 then writes a segment per batch instead of per append.
+ */
+export const INDEX_BATCH = 64
+/**
+ * Or once their text reaches this many characters: FTS5's cost per segment matters little beside a long
+ * text's own, and it bounds what a search indexes before it runs and what a full disk leaves unfound.
+ */
+const INDEX_BATCH_CHARS = 32_000
+
+const INDEXING = 'Indexing new messages'
 
 const closedError = () =>
   new EngramError('STORE_CLOSED', 'The store is closed. Open a new one with openStore().')
@@ -32,6 +44,11 @@ export async function whileBusy<T>(work: () => Promise<T>, retry: RetryPolicy): 
 
 export class StoreContext {
   private writesSinceCheckpoint = 0
+  private appendedSinceIndexing = 0
+  private charsSinceIndexing = 0
+  private idleIndexing: NodeJS.Immediate | null = null
+  /** The dialect's deferred index where the schema has its table (findDeferredIndex). */
+  private deferredIndex: DeferredIndex | null = null
   private closing: Promise<void> | null = null
   // A count, not a set of promises: an operation costs one increment instead of a set entry (≈ 4% of W1).
   private inFlight = 0
@@ -151,6 +168,70 @@ export class StoreContext {
     await this.withoutWaiting(() => this.driver.execute(statement)).catch(() => undefined)
   }
 
+  /**
+   * Uses the dialect's deferred index if the database has its table: a migrations folder of one's own
+   * without it (SQLite's 0017) leaves new messages to the triggers it has.
+   */
+  async findDeferredIndex(): Promise<void> {
+    const deferred = this.dialect.deferredIndex
+    if (deferred === null) return
+    const [table] = await this.read<{ present: number | boolean }>(
+      this.dialect.hasTable(deferred.table),
+      INDEXING,
+    )
+    if (table?.present) this.deferredIndex = deferred
+  }
+
+  /**
+   * After a write that appended `messages`, where the engine indexes them after their append
+   * (Dialect.deferredIndex): once this connection has appended INDEX_BATCH (or INDEX_BATCH_CHARS of text)
+   * since it last indexed, the
+   * waiting messages (every connection's) are indexed at once; fewer, as soon as the process goes idle
+   * (the next turn of the event loop: a burst of appends is indexed as one batch). Never fails the append,
+   * which is stored: a locked database or a failure leaves them waiting for the next batch, a search or close.
+   */
+  async appended(messages: readonly { chars: number }[]): Promise<void> {
+    const deferred = this.deferredIndex
+    if (deferred === null || messages.length === 0) return
+    this.appendedSinceIndexing += messages.length
+    for (const message of messages) this.charsSinceIndexing += message.chars
+    if (this.appendedSinceIndexing >= INDEX_BATCH || this.charsSinceIndexing >= INDEX_BATCH_CHARS) {
+      await this.indexListed(deferred)
+      return
+    }
+    this.idleIndexing ??= setImmediate(() => {
+      this.idleIndexing = null
+      if (this.closing === null) this.operation(() => this.indexListed(deferred)).catch(() => undefined)
+    })
+  }
+
+  private sinceIndexing(): void {
+    this.appendedSinceIndexing = 0
+    this.charsSinceIndexing = 0
+  }
+
+  /** Indexes the waiting messages if this connection appended any since it last did; never throws. */
+  private async indexListed(deferred: DeferredIndex): Promise<void> {
+    if (this.appendedSinceIndexing === 0) return
+    const write = (statements: readonly Statement[]) => this.writeUnlessLocked(statements, INDEXING)
+    if (await deferred.index(this, write, INDEXING).catch(() => false)) this.sinceIndexing()
+  }
+
+  /**
+   * Before a search: the messages still waiting for their index entries (this connection's, another's, or
+   * a crashed writer's) are indexed first, so that the search finds them, unless another connection holds
+   * the write lock (a search never waits for a writer) or the index cannot be written (a read-only
+   * database, a full disk): then the search reads the index as it is, and a later one finds them.
+   */
+  async indexWaiting(): Promise<void> {
+    const deferred = this.deferredIndex
+    if (deferred === null) return
+    const [waiting] = await this.read<{ listed: number }>(deferred.waiting, INDEXING)
+    if (!waiting?.listed) return
+    const write = (statements: readonly Statement[]) => this.writeUnlessLocked(statements, INDEXING)
+    if (await deferred.index(this, write, INDEXING).catch(() => false)) this.sinceIndexing()
+  }
+
   /** Waits for the operations in flight, then checkpoints and closes; operations after this are refused. */
   close(): Promise<void> {
     this.closing ??= this.shutDown()
@@ -160,6 +241,9 @@ export class StoreContext {
   private async shutDown(): Promise<void> {
     // Operations are refused once closing, so the count only falls from here.
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve))
+    // Best effort, as after an append: what is left waits for the next search of any connection.
+    if (this.idleIndexing !== null) clearImmediate(this.idleIndexing)
+    if (this.deferredIndex !== null) await this.indexListed(this.deferredIndex)
     if (this.driver.capabilities.localFile) {
       // Best effort: another process may be reading, and then the WAL simply stays for the next checkpoint.
       await this.driver.execute({ sql: 'PRAGMA wal_checkpoint(TRUNCATE)' }).catch(() => undefined)

@@ -1,5 +1,5 @@
 import type { MessageIndexing } from '../dialects/dialect.ts'
-import type { SqlValue, Statement } from '../driver.ts'
+import type { SqlValue } from '../driver.ts'
 import { EngramError } from '../errors.ts'
 import { holdsNul, messageSearchText } from '../search/index-text.ts'
 import type {
@@ -23,8 +23,8 @@ export const MESSAGE_COLUMNS = `${PLAIN_MESSAGE_COLUMNS}, retrieval`
 
 export interface EncodedMessage {
   values: SqlValue[]
-  /** What follows the message's INSERT in its transaction: the engine's hand-over of its index text. */
-  afterInsert: Statement[]
+  /** The characters of its content and tool calls: what indexing it reads. */
+  chars: number
   message: ChatMessage
   timestamp: number
   tokenCount: number | null
@@ -132,6 +132,7 @@ export function encodeMessage(input: MessageInput, now: number, indexing: Messag
   if (input.tool_call_id != null) message.tool_call_id = input.tool_call_id
   if (input.name != null) message.name = input.name
   return {
+    chars: (searchText ?? text ?? '').length,
     values: [
       role,
       text,
@@ -144,7 +145,6 @@ export function encodeMessage(input: MessageInput, now: number, indexing: Messag
       searchColumn,
       input.retrieval ? 1 : null,
     ],
-    afterInsert: indexing.afterInsert(searchColumn, searchText),
     message: message as unknown as ChatMessage,
     timestamp,
     tokenCount,
@@ -214,21 +214,4 @@ export function decodeStoredMessage(row: StoredMessageRow): StoredMessage {
   } as StoredMessage
   if (Number(row.retrieval) === 1) stored.retrieval = true
   return stored
-}
-
-/**
- * Each message's INSERT followed by its after-inserts (the index text handed to the index), and where in
- * the list each INSERT is, so that its result can be found.
- */
-export function withAfterInserts(
-  encoded: readonly EncodedMessage[],
-  insert: (e: EncodedMessage, i: number) => Statement,
-): { statements: Statement[]; at: number[] } {
-  const statements: Statement[] = []
-  const at: number[] = []
-  encoded.forEach((e, i) => {
-    at.push(statements.length)
-    statements.push(insert(e, i), ...e.afterInsert)
-  })
-  return { statements, at }
 }

@@ -28,7 +28,6 @@ import {
   PLAIN_MESSAGE_COLUMNS,
   STORED_MESSAGE_COLUMNS,
   type StoredMessageRow,
-  withAfterInserts,
 } from './message-codec.ts'
 import { endSessionStatement, getSession, sessionNotFound } from './sessions.ts'
 
@@ -83,12 +82,16 @@ export async function appendMessages(
       encoded.map((e) => e.values),
     )
     if (ids.length === 0) throw sessionNotFound(id)
+    await ctx.appended(encoded)
     return encoded.map((e, i) => storedFrom(e, id, ids[i] as number))
   }
-  const { statements, at } = withAfterInserts(encoded, (e) => insertMessage(e, id))
-  const results = await ctx.write(statements, 'Appending a message')
+  const results = await ctx.write(
+    encoded.map((e) => insertMessage(e, id)),
+    'Appending a message',
+  )
   if (results[0]?.changes === 0) throw sessionNotFound(id)
-  return encoded.map((e, i) => storedFrom(e, id, idOf(results[at[i] as number])))
+  await ctx.appended(encoded)
+  return encoded.map((e, i) => storedFrom(e, id, idOf(results[i])))
 }
 
 // ON CONFLICT on (session_id, ref): a message whose ref the session already holds is not written again.
@@ -109,19 +112,19 @@ export async function appendMessagesOnce(
   if (messages.length === 0) return { stored: [], existing: [] }
   const now = Date.now()
   const encoded = messages.map((input) => encodeMessage(input, now, ctx.dialect.messageIndex))
-  const { statements, at } = withAfterInserts(encoded, (e, i) => ({
-    sql: INSERT_REF_MESSAGE,
-    params: [id, refs[i] as string, ...e.values, id],
-  }))
-  const results = await ctx.write(statements, action)
+  const results = await ctx.write(
+    encoded.map((e, i) => ({ sql: INSERT_REF_MESSAGE, params: [id, refs[i] as string, ...e.values, id] })),
+    action,
+  )
   const stored: StoredMessage[] = []
   const existing: string[] = []
   for (const [i, e] of encoded.entries()) {
-    const result = results[at[i] as number]
+    const result = results[i]
     if (result?.changes === 0) existing.push(refs[i] as string)
     else stored.push(storedFrom(e, id, idOf(result)))
   }
   if (stored.length === 0 && !(await getSession(ctx, id))) throw sessionNotFound(id)
+  await ctx.appended(encoded.filter((_, i) => results[i]?.changes !== 0))
   return { stored, existing }
 }
 
@@ -188,7 +191,6 @@ export async function continueSession(
     encodeMessage(message as MessageInput, now, ctx.dialect.messageIndex),
   )
   const episode = episodeInput ? insertEpisode({ ...episodeInput, sessionId: parent }) : null
-  const inserts = withAfterInserts(encoded, (e) => insertMessage(e, childId))
   const results = await ctx.write(
     [
       endSessionStatement(ctx, parent, endReason, now),
@@ -197,16 +199,17 @@ export async function continueSession(
           SELECT ?, source, user_id, model, title, system_prompt, model_config, id, ? FROM sessions WHERE id = ?`,
         params: [childId, now, parent],
       },
-      ...inserts.statements,
+      ...encoded.map((e) => insertMessage(e, childId)),
       ...(episode ? [episode] : []),
     ],
     action,
   )
   // An unknown parent matches no row in any statement, so nothing was written.
   if (results[1]?.changes === 0) throw sessionNotFound(parent)
+  await ctx.appended(encoded)
   return {
     session: (await getSession(ctx, childId)) as Session,
-    messages: encoded.map((e, i) => storedFrom(e, childId, idOf(results[(inserts.at[i] as number) + 2]))),
+    messages: encoded.map((e, i) => storedFrom(e, childId, idOf(results[i + 2]))),
     episode: episode ? insertedEpisode(results.at(-1)) : null,
   }
 }

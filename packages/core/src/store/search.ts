@@ -130,6 +130,7 @@ async function findHits(
   // a natural-language question is ranked with its conversation around it; keywords by their matches only
   const question = sort === 'relevance' && isQuestion(text)
   if (terms.length === 0 && !question) return []
+  await ctx.indexWaiting()
   const take = offset + limit
   const withEpisodes = options.includeEpisodes && options.role === undefined && terms.length > 0
   // a keyword search's rows come from the dialect whole (on PostgreSQL its halves are one statement); a

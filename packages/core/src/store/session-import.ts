@@ -5,7 +5,7 @@ import type { ImportSessionInput, ImportSessionResult, MessageInput, Session } f
 import { parse } from '../validation.ts'
 import * as args from './args.ts'
 import type { StoreContext } from './context.ts'
-import { encodeMessage, MESSAGE_COLUMNS, withAfterInserts } from './message-codec.ts'
+import { encodeMessage, MESSAGE_COLUMNS } from './message-codec.ts'
 import { getSession, PARENT_OF_SAME_USER, parentOfSameUser } from './sessions.ts'
 import { modelCallStatement } from './usage.ts'
 
@@ -103,10 +103,10 @@ export async function importSession(
         ...parentOfSameUser(parent, userId),
       ],
     },
-    ...withAfterInserts(encoded, (e, i) => ({
+    ...encoded.map((e, i) => ({
       sql: INSERT_IMPORTED_MESSAGE,
       params: [id, refs[i] ?? null, ...e.values, id],
-    })).statements,
+    })),
     ...calls.map((call) => modelCallStatement(id, call)),
     ...episodes.map((episode) => {
       const first = nth(id, episode.firstMessageIndex)
@@ -149,5 +149,6 @@ export async function importSession(
       `${action}: the parent session ${JSON.stringify(parent)} does not exist for ${userId === null ? 'sessions without a user' : `user ${JSON.stringify(userId)}`}. Import the parent first, or import without parentSessionId.`,
     )
   }
+  await ctx.appended(encoded)
   return { created: true, session: (await getSession(ctx, id)) as Session, messages: encoded.length }
 }

@@ -2,13 +2,16 @@ import { createHash } from 'node:crypto'
 import { cpSync, existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
+import { count } from 'drizzle-orm'
 import fc from 'fast-check'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { ENGRAM_APPLICATION_ID } from '../database-identity.ts'
 import type { QueryResult, Statement, StorageDriver } from '../driver.ts'
 import { DEFAULT_MIGRATIONS_FOLDER, migrate } from '../migrator.ts'
 import { openStoreWithDriver } from '../open-store.ts'
+import { messagesUnindexed } from '../schema/index.ts'
 import { messageSearchText } from '../search/index-text.ts'
+import { INDEX_BATCH } from '../store/context.ts'
 import type { Store } from '../store/store.ts'
 import type { MessageInput, ToolCall } from '../types.ts'
 import { expectCode, type Harness, holdWriteLock } from './harness.ts'
@@ -1112,6 +1115,105 @@ export function storeSuite(h: Harness): void {
         await reopened.close()
       },
     )
+
+    describe.skipIf(file)('new messages wait for their index entries (sqliteFile)', () => {
+      /** How many messages the store's file lists as waiting, read on its own connection. */
+      const waiting = async (store: Store) =>
+        (await store.db.select({ n: count() }).from(messagesUnindexed))[0]?.n
+      /** Rows written into the closed file as another writer or tool would, without the store. */
+      const writeBehind = (path: string, write: (db: Database.Database) => void) => {
+        const db = raw(path)
+        write(db)
+        db.close()
+      }
+
+      it('in batches: a burst of appends waits at most one batch, and every search finds them all', async () => {
+        const path = h.path()
+        const store = await open(path)
+        const s = await store.createSession({ source: 'cli' })
+        // no turn of the event loop between these appends: each batch is indexed by the append completing it
+        for (let i = 0; i < 2 * INDEX_BATCH + 22; i++)
+          await store.appendMessage(s.id, { role: 'user', content: `burst ${i} kiwi` })
+        expect(await waiting(store)).toBe(22)
+        expect(await store.search('kiwi', { limit: 500 })).toHaveLength(2 * INDEX_BATCH + 22)
+        expect(await waiting(store)).toBe(0)
+        // fewer than a batch are indexed as soon as the process goes idle, without a search
+        await store.appendMessages(s.id, [
+          { role: 'user', content: 'a lone mango' },
+          { role: 'assistant', content: '芒果很好吃' },
+        ])
+        expect(await waiting(store)).toBe(2)
+        await new Promise((resolve) => setImmediate(resolve))
+        expect(await waiting(store)).toBe(0)
+        expect((await store.search('芒果')).map((hit) => hit.snippet)).toEqual(['«芒果»很好吃'])
+        expect((await store.checkIntegrity()).ok).toBe(true)
+        await store.close()
+      })
+
+      it('a long text is indexed by its own append', async () => {
+        const path = h.path()
+        const store = await open(path)
+        const s = await store.createSession({ source: 'cli' })
+        await store.appendMessage(s.id, { role: 'assistant', content: 'a long answer '.repeat(3000) })
+        expect(await waiting(store)).toBe(0)
+        await store.close()
+      })
+
+      it('one another writer left is found by the next search, which never waits for a writer', async () => {
+        const path = h.path()
+        let store = await open(path)
+        const s = await store.createSession({ source: 'cli' })
+        await store.close()
+        // as a writer killed before it indexed them leaves them: rows, listed, without entries
+        writeBehind(path, (db) => {
+          const insert = db.prepare(
+            "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', ?, 1)",
+          )
+          for (const content of ['papaya one', 'papaya two', 'papaya three']) insert.run(s.id, content)
+        })
+        store = await open(path)
+        expect(await waiting(store)).toBe(3)
+        // the check knows they have no entry yet
+        expect((await store.checkIntegrity()).ok).toBe(true)
+        const release = await holdWriteLock(path)
+        try {
+          expect(await store.search('papaya')).toEqual([])
+        } finally {
+          await release()
+        }
+        expect(await waiting(store)).toBe(3)
+        expect(await store.search('papaya')).toHaveLength(3)
+        expect(await waiting(store)).toBe(0)
+        expect((await store.checkIntegrity()).ok).toBe(true)
+        await store.close()
+      })
+
+      it('one another tool deletes or rewrites while it waits is indexed as it is then, or not at all', async () => {
+        const path = h.path()
+        let store = await open(path)
+        const s = await store.createSession({ source: 'cli' })
+        await store.close()
+        let rewritten = 0
+        writeBehind(path, (db) => {
+          const insert = db.prepare(
+            "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', ?, 1)",
+          )
+          const gone = insert.run(s.id, 'quince gone').lastInsertRowid
+          rewritten = Number(insert.run(s.id, 'quince before').lastInsertRowid)
+          db.prepare('DELETE FROM messages WHERE id = ?').run(gone)
+          db.prepare("UPDATE messages SET content = 'quince after' WHERE id = ?").run(rewritten)
+        })
+        store = await open(path)
+        expect(await waiting(store)).toBe(0)
+        expect((await store.search('quince')).map((hit) => hit.messageId)).toEqual([rewritten])
+        expect(await store.search('before')).toEqual([])
+        expect(await store.search('gone')).toEqual([])
+        expect((await store.checkIntegrity()).ok).toBe(true)
+        await store.rebuildSearchIndex()
+        expect((await store.search('quince after')).map((hit) => hit.messageId)).toEqual([rewritten])
+        await store.close()
+      })
+    })
 
     it.skipIf(file)('finds a damaged search index and repairs it by rebuilding (sqliteFile)', async () => {
       const path = h.path()

@@ -27,7 +27,8 @@ export const postgresDialect: Dialect = {
   // every row keeps its search text (null when the content itself is indexed): the vectors are computed from it
   indexedText: (kind) => `coalesce(t.search_text, ${kind === 'message' ? 't.content' : 't.summary'}, '')`,
   // the row carries its index text: PostgreSQL computes its search vectors from search_text itself
-  messageIndex: { column: (searchText) => searchText, afterInsert: () => [] },
+  messageIndex: { column: (searchText) => searchText },
+  deferredIndex: null,
   rebuildSearchIndex: (updates) => [...updates],
   checkIntegrity,
   graphMetadataMatch,

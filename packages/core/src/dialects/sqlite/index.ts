@@ -6,6 +6,7 @@ import { indexedText } from './indexed-text.ts'
 import { checkIntegrity, messageIndex, rebuildSearchIndex } from './maintenance.ts'
 import { prepareSqlite } from './prepare.ts'
 import { isSpeaker, keywordRows, rankedMessages } from './search.ts'
+import { deferredIndex } from './unindexed.ts'
 
 // GLOB, not LIKE: case-sensitive like ids, and SQLite turns a literal prefix into a range on the primary key.
 const globPrefix = (prefix: string) => `${prefix.replace(/[*?[]/g, '[$&]')}*`
@@ -30,6 +31,7 @@ export const sqliteDialect: Dialect = {
   appendRows: null,
   indexedText,
   messageIndex,
+  deferredIndex,
   rebuildSearchIndex,
   checkIntegrity,
   graphMetadataMatch,

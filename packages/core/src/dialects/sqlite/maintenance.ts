@@ -5,23 +5,13 @@ import type { IntegrityReport } from '../../types.ts'
 import type { DialectConnection, HandedIndexText, MessageIndexing } from '../dialect.ts'
 
 /**
- * The message index is contentless (migration 0015): a row's `search_text` is '' when its writer hands its
- * index text to the index itself, in the statement after its INSERT, so the row never holds a copy. A row
- * with a NUL keeps its copy (SQLite's text functions stop at a NUL; the copy has a space there), and a row
- * whose index text is its content leaves the column null; the insert trigger indexes both.
+ * The message index is contentless (migration 0015): a row's `search_text` is '' when its index text is
+ * made from its columns (messageSearchText) by whoever indexes it, so the row never holds a copy. A row with
+ * a NUL keeps its copy (SQLite's text functions stop at a NUL; the copy has a space there), and a row whose
+ * index text is its content leaves the column null. New rows wait for their entries (unindexed.ts).
  */
 export const messageIndex: MessageIndexing = {
   column: (searchText, nul) => (searchText === null || nul ? searchText : ''),
-  afterInsert: (column, searchText) =>
-    column === '' && searchText !== null
-      ? [
-          {
-            sql: 'INSERT INTO messages_fts(rowid, body) SELECT last_insert_rowid(), ? WHERE changes() > 0',
-            params: [searchText],
-            prepare: true,
-          },
-        ]
-      : [],
 }
 
 /** Rows per INSERT of handed index texts in a rebuild (4 parameters each). */
@@ -41,7 +31,8 @@ const UNREAD = `SELECT m.id FROM messages AS m WHERE m.search_text = '' AND NOT 
  * emptied after the updates (whose triggers index their rows), but for the handed rows the rebuild did not
  * read (UNREAD: written by others since its reads; emptied whole when there are none), and filled again:
  * every row that carries its index text (its content, or its copy) from the table, and each handed text
- * read to the row that still holds what it was read from. A row deleted since the reads is not indexed.
+ * read to the row that still holds what it was read from. A row deleted since the reads is not indexed,
+ * and the rows now indexed leave the list of those waiting for their entries (unindexed.ts).
  */
 export function rebuildSearchIndex(
   updates: readonly Statement[],
@@ -71,6 +62,8 @@ export function rebuildSearchIndex(
     {
       sql: `INSERT INTO messages_fts(rowid, body) SELECT m.id, r.body FROM ${REBUILT} AS r JOIN messages AS m ON m.id = r.id AND m.search_text = '' AND m.content IS r.content AND m.tool_calls IS r.tool_calls`,
     },
+    // every row is indexed now but the unread ones, listed or not (unindexed.ts)
+    { sql: `DELETE FROM messages_unindexed WHERE id NOT IN (${UNREAD})` },
     { sql: `DROP TABLE ${REBUILT}` },
   ]
 }
@@ -123,7 +116,8 @@ async function compareMessageIndex(ctx: DialectConnection): Promise<{ rows: numb
     for (let after = 0; ; ) {
       const rows = await ctx.read<{ id: number; content: string | null; tool_calls: string | null }>(
         {
-          sql: 'SELECT id, content, tool_calls FROM messages WHERE id > ? ORDER BY id LIMIT ?',
+          // a row still waiting for its entry has none (unindexed.ts)
+          sql: 'SELECT id, content, tool_calls FROM messages WHERE id > ? AND id NOT IN (SELECT id FROM messages_unindexed) ORDER BY id LIMIT ?',
           params: [after, CHECK_CHUNK],
         },
         CHECK,

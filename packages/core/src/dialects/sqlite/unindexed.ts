@@ -1,0 +1,73 @@
+import type { SqlValue, Statement } from '../../driver.ts'
+import { indexedToolCalls, messageSearchText } from '../../search/index-text.ts'
+import type { DeferredIndex } from '../dialect.ts'
+
+/**
+ * SQLite indexes new messages in batches (migration 0017): the insert trigger lists each new row in
+ * `messages_unindexed`, in the append's transaction, and indexMessages gives the listed rows their index
+ * entries in one transaction and takes them off the list. FTS5 writes every transaction's terms as a new
+ * segment; one segment per batch instead of one per append is what made appends about twice as fast
+ * (docs/benchmarks.md: W1).
+ */
+
+/** Listed rows read and indexed per transaction. */
+const BATCH_ROWS = 200
+
+interface ListedRow {
+  id: number
+  content: string | null
+  tool_calls: string | null
+  search_text: string | null
+}
+
+const READ_LISTED: Statement = {
+  sql: `SELECT m.id, m.content, m.tool_calls, m.search_text FROM messages_unindexed AS u
+    JOIN messages AS m ON m.id = u.id ORDER BY u.id LIMIT ${BATCH_ROWS}`,
+  prepare: true,
+}
+
+/**
+ * A row's index text, as migration 0015 describes `search_text`: its content when null, the column when it
+ * holds text, and when '' the text its writer would hand the index (messageSearchText, from its columns).
+ */
+function indexTextOf(row: Omit<ListedRow, 'id'>): string {
+  if (row.search_text === null) return row.content ?? ''
+  if (row.search_text !== '') return row.search_text
+  return messageSearchText(row.content, indexedToolCalls(row.tool_calls)) ?? row.content ?? ''
+}
+
+/**
+ * The rows as read, with their index texts: only a row still listed and still holding the columns it was
+ * read with is indexed and taken off the list (one another connection changed since is indexed by the
+ * update trigger, one it deleted is gone), all in the caller's transaction.
+ */
+function indexStatements(rows: readonly ListedRow[]): Statement[] {
+  const values = `WITH r(id, body, content, tool_calls, search_text) AS (VALUES ${rows.map(() => '(?, ?, ?, ?, ?)').join(', ')})`
+  const params: SqlValue[] = rows.flatMap((row) => [
+    row.id,
+    indexTextOf(row),
+    row.content,
+    row.tool_calls,
+    row.search_text,
+  ])
+  const unchanged = `FROM r JOIN messages_unindexed AS u ON u.id = r.id JOIN messages AS m ON m.id = r.id
+    AND m.content IS r.content AND m.tool_calls IS r.tool_calls AND m.search_text IS r.search_text`
+  return [
+    { sql: `${values} INSERT INTO messages_fts(rowid, body) SELECT r.id, r.body ${unchanged}`, params },
+    { sql: `${values} DELETE FROM messages_unindexed WHERE id IN (SELECT r.id ${unchanged})`, params },
+  ]
+}
+
+/** SQLite's deferred index: the listed rows, indexed a batch per transaction. */
+export const deferredIndex: DeferredIndex = {
+  table: 'messages_unindexed',
+  waiting: { sql: 'SELECT EXISTS (SELECT 1 FROM messages_unindexed) AS listed', prepare: true },
+  async index(db, write, action) {
+    for (;;) {
+      const rows = await db.read<ListedRow>(READ_LISTED, action)
+      if (rows.length === 0) return true
+      if (!(await write(indexStatements(rows)))) return false
+      if (rows.length < BATCH_ROWS) return true
+    }
+  },
+}
