@@ -1188,6 +1188,103 @@ export function storeSuite(h: Harness): void {
         await store.close()
       })
 
+      it('any mix of appends, idle turns, writes behind its back, rebuilds and reopens: every search finds exactly the rows there are', async () => {
+        type Op =
+          | { kind: 'append'; n: number; oneByOne: boolean }
+          | { kind: 'idle' | 'rebuild' | 'reopen' }
+          | { kind: 'behind'; insert: number; remove: number; rewrite: number }
+        const op: fc.Arbitrary<Op> = fc.oneof(
+          fc.record({
+            kind: fc.constant('append' as const),
+            n: fc.integer({ min: 1, max: 90 }),
+            oneByOne: fc.boolean(),
+          }),
+          fc.record({ kind: fc.constantFrom('idle' as const, 'rebuild' as const, 'reopen' as const) }),
+          fc.record({
+            kind: fc.constant('behind' as const),
+            insert: fc.integer({ min: 0, max: 3 }),
+            remove: fc.nat(),
+            rewrite: fc.nat(),
+          }),
+        )
+        let runs = 0
+        await fc.assert(
+          fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 8 }), async (ops) => {
+            runs += 1
+            const path = h.path()
+            let store = await open(path)
+            const s = await store.createSession({ source: 'cli' })
+            // each row's one word, by id: what a search of that word must find
+            const words = new Map<number, string>()
+            let next = 0
+            // the store's writes carry CJK too; another tool's are indexed as their content, which splits no
+            // CJK run (the check reports those until a rebuild: 'indexes a row another tool rewrites')
+            const word = (cjk = true) => `w${runs}x${next++}${cjk && next % 3 === 0 ? ' 数据迁移' : ''}`
+            try {
+              for (const o of ops) {
+                if (o.kind === 'append') {
+                  const texts = Array.from({ length: o.n }, () => word())
+                  const stored = o.oneByOne
+                    ? await texts.reduce<Promise<{ id: number }[]>>(
+                        async (done, content) => [
+                          ...(await done),
+                          await store.appendMessage(s.id, { role: 'user', content }),
+                        ],
+                        Promise.resolve([]),
+                      )
+                    : await store.appendMessages(
+                        s.id,
+                        texts.map((content) => ({ role: 'user' as const, content })),
+                      )
+                  stored.forEach((m, i) => words.set(m.id, texts[i] as string))
+                } else if (o.kind === 'idle') await new Promise((resolve) => setImmediate(resolve))
+                else if (o.kind === 'rebuild') await store.rebuildSearchIndex()
+                else if (o.kind === 'reopen') {
+                  await store.close()
+                  store = await open(path)
+                } else if (o.kind === 'behind') {
+                  await store.close()
+                  const ids = [...words.keys()]
+                  writeBehind(path, (db) => {
+                    for (let i = 0; i < o.insert; i++) {
+                      const content = word(false)
+                      const { lastInsertRowid } = db
+                        .prepare(
+                          "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', ?, 1)",
+                        )
+                        .run(s.id, content)
+                      words.set(Number(lastInsertRowid), content)
+                    }
+                    if (ids.length > 0) {
+                      const gone = ids[o.remove % ids.length] as number
+                      db.prepare('DELETE FROM messages WHERE id = ?').run(gone)
+                      words.delete(gone)
+                      const changed = ids[o.rewrite % ids.length] as number
+                      if (words.has(changed)) {
+                        const content = word(false)
+                        db.prepare('UPDATE messages SET content = ? WHERE id = ?').run(content, changed)
+                        words.set(changed, content)
+                      }
+                    }
+                  })
+                  store = await open(path)
+                }
+              }
+              for (const [id, content] of words) {
+                const [first] = content.split(' ')
+                expect((await store.search(first as string)).map((hit) => hit.messageId)).toEqual([id])
+              }
+              expect(await waiting(store)).toBe(0)
+              expect((await store.checkIntegrity()).ok).toBe(true)
+            } finally {
+              await store.close()
+            }
+          }),
+          { numRuns: 25 },
+        )
+        expect(runs).toBeGreaterThanOrEqual(25)
+      })
+
       it('one another tool deletes or rewrites while it waits is indexed as it is then, or not at all', async () => {
         const path = h.path()
         let store = await open(path)

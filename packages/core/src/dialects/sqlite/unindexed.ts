@@ -10,8 +10,15 @@ import type { DeferredIndex } from '../dialect.ts'
  * (docs/benchmarks.md: W1).
  */
 
-/** Listed rows read and indexed per transaction. */
-const BATCH_ROWS = 200
+/** Listed rows read, and handed to the index, per statement. */
+const READ_ROWS = 200
+/**
+ * At most this many rows, or about this many characters of text, are indexed per transaction (one FTS5
+ * segment): a large append (an import, appendMessages of thousands) stays one segment, as when its rows were
+ * indexed in its own transaction, and the memory a transaction holds stays bounded.
+ */
+const TRANSACTION_ROWS = 5000
+const TRANSACTION_CHARS = 8_000_000
 
 interface ListedRow {
   id: number
@@ -20,11 +27,12 @@ interface ListedRow {
   search_text: string | null
 }
 
-const READ_LISTED: Statement = {
+const readListed = (after: number): Statement => ({
   sql: `SELECT m.id, m.content, m.tool_calls, m.search_text FROM messages_unindexed AS u
-    JOIN messages AS m ON m.id = u.id ORDER BY u.id LIMIT ${BATCH_ROWS}`,
+    JOIN messages AS m ON m.id = u.id WHERE u.id > ? ORDER BY u.id LIMIT ${READ_ROWS}`,
+  params: [after],
   prepare: true,
-}
+})
 
 /**
  * A row's index text, as migration 0015 describes `search_text`: its content when null, the column when it
@@ -58,16 +66,27 @@ function indexStatements(rows: readonly ListedRow[]): Statement[] {
   ]
 }
 
-/** SQLite's deferred index: the listed rows, indexed a batch per transaction. */
+/** SQLite's deferred index: the listed rows, indexed up to a bounded batch per transaction. */
 export const deferredIndex: DeferredIndex = {
   table: 'messages_unindexed',
   waiting: { sql: 'SELECT EXISTS (SELECT 1 FROM messages_unindexed) AS listed', prepare: true },
   async index(db, write, action) {
-    for (;;) {
-      const rows = await db.read<ListedRow>(READ_LISTED, action)
-      if (rows.length === 0) return true
-      if (!(await write(indexStatements(rows)))) return false
-      if (rows.length < BATCH_ROWS) return true
+    for (let after = 0, more = true; more; ) {
+      const statements: Statement[] = []
+      let rows = 0
+      let chars = 0
+      while (rows < TRANSACTION_ROWS && chars < TRANSACTION_CHARS) {
+        const read = await db.read<ListedRow>(readListed(after), action)
+        more = read.length === READ_ROWS
+        if (read.length === 0) break
+        after = read.at(-1)?.id ?? after
+        rows += read.length
+        for (const row of read) chars += (row.content?.length ?? 0) + (row.tool_calls?.length ?? 0)
+        statements.push(...indexStatements(read))
+        if (!more) break
+      }
+      if (statements.length > 0 && !(await write(statements))) return false
     }
+    return true
   },
 }
