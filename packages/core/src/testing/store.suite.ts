@@ -1236,7 +1236,7 @@ export function storeSuite(h: Harness): void {
                         s.id,
                         texts.map((content) => ({ role: 'user' as const, content })),
                       )
-                  stored.forEach((m, i) => words.set(m.id, texts[i] as string))
+                  for (const [i, m] of stored.entries()) words.set(m.id, texts[i] as string)
                 } else if (o.kind === 'idle') await new Promise((resolve) => setImmediate(resolve))
                 else if (o.kind === 'rebuild') await store.rebuildSearchIndex()
                 else if (o.kind === 'reopen') {
