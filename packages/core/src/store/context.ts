@@ -185,10 +185,10 @@ export class StoreContext {
   /**
    * After a write that appended `messages`, where the engine indexes them after their append
    * (Dialect.deferredIndex): once this connection has appended INDEX_BATCH (or INDEX_BATCH_CHARS of text)
-   * since it last indexed, the
-   * waiting messages (every connection's) are indexed at once; fewer, as soon as the process goes idle
-   * (the next turn of the event loop: a burst of appends is indexed as one batch). Never fails the append,
-   * which is stored: a locked database or a failure leaves them waiting for the next batch, a search or close.
+   * since it last indexed, the waiting messages (every connection's) are indexed at once; fewer, as soon as
+   * the process goes idle (the next turn of the event loop: a burst of appends is indexed as one batch).
+   * Never fails the append, which is stored: a locked database or a failure leaves them waiting for the
+   * next batch, a search or close.
    */
   async appended(messages: readonly { chars: number }[]): Promise<void> {
     const deferred = this.deferredIndex

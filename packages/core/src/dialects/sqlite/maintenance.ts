@@ -1,8 +1,8 @@
 import type { Row, Statement } from '../../driver.ts'
 import type { EngramError } from '../../errors.ts'
-import { indexedToolCalls, messageSearchText } from '../../search/index-text.ts'
 import type { IntegrityReport } from '../../types.ts'
 import type { DialectConnection, HandedIndexText, MessageIndexing } from '../dialect.ts'
+import { textOfColumns } from './unindexed.ts'
 
 /**
  * The message index is contentless (migration 0015): a row's `search_text` is '' when its index text is
@@ -88,10 +88,6 @@ const CHECK_CHUNK = 500
 const EXPECTED = 'temp.engram_expected_fts'
 const TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"
 
-function indexTextOf(row: { content: string | null; tool_calls: string | null }): string {
-  return messageSearchText(row.content, indexedToolCalls(row.tool_calls)) ?? row.content ?? ''
-}
-
 /** Rows of `a` missing from `b` and of `b` missing from `a`, in one count. */
 const differences = (a: string, b: string) =>
   `SELECT (SELECT count(*) FROM (${a} EXCEPT ${b})) + (SELECT count(*) FROM (${b} EXCEPT ${a})) AS n`
@@ -127,7 +123,7 @@ async function compareMessageIndex(ctx: DialectConnection): Promise<{ rows: numb
       await ctx.run(
         {
           sql: `INSERT INTO ${EXPECTED}(rowid, body) VALUES ${rows.map(() => '(?, ?)').join(', ')}`,
-          params: rows.flatMap((row) => [row.id, indexTextOf(row)]),
+          params: rows.flatMap((row) => [row.id, textOfColumns(row)]),
         },
         CHECK,
       )

@@ -4,10 +4,10 @@ import type { DeferredIndex } from '../dialect.ts'
 
 /**
  * SQLite indexes new messages in batches (migration 0017): the insert trigger lists each new row in
- * `messages_unindexed`, in the append's transaction, and indexMessages gives the listed rows their index
- * entries in one transaction and takes them off the list. FTS5 writes every transaction's terms as a new
- * segment; one segment per batch instead of one per append is what made appends about twice as fast
- * (docs/benchmarks.md: W1).
+ * `messages_unindexed`, in the append's transaction, and deferredIndex.index gives the listed rows their
+ * index entries in one transaction and takes them off the list (when, the store decides: store/context.ts).
+ * FTS5 writes every transaction's terms as a new segment; one segment per batch instead of one per append
+ * made one-at-a-time appends about 1.5 times as fast (docs/benchmarks.md: W1).
  */
 
 /** Listed rows read, and handed to the index, per statement. */
@@ -34,14 +34,18 @@ const readListed = (after: number): Statement => ({
   prepare: true,
 })
 
+/** The index text the store makes of a message's columns (messageSearchText), whatever its `search_text`. */
+export const textOfColumns = (row: { content: string | null; tool_calls: string | null }): string =>
+  messageSearchText(row.content, indexedToolCalls(row.tool_calls)) ?? row.content ?? ''
+
 /**
  * A row's index text, as migration 0015 describes `search_text`: its content when null, the column when it
- * holds text, and when '' the text its writer would hand the index (messageSearchText, from its columns).
+ * holds text, and when '' the text its writer would hand the index (textOfColumns).
  */
 function indexTextOf(row: Omit<ListedRow, 'id'>): string {
   if (row.search_text === null) return row.content ?? ''
   if (row.search_text !== '') return row.search_text
-  return messageSearchText(row.content, indexedToolCalls(row.tool_calls)) ?? row.content ?? ''
+  return textOfColumns(row)
 }
 
 /**
