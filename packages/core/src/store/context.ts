@@ -212,7 +212,11 @@ export class StoreContext {
 
   /** Indexes the waiting messages if this connection appended any since it last did; never throws. */
   private async indexListed(deferred: DeferredIndex): Promise<void> {
-    if (this.appendedSinceIndexing === 0) return
+    if (this.appendedSinceIndexing > 0) await this.indexAll(deferred)
+  }
+
+  /** Indexes every waiting message (every connection's), never waiting for a lock; never throws. */
+  private async indexAll(deferred: DeferredIndex): Promise<void> {
     const write = (statements: readonly Statement[]) => this.writeUnlessLocked(statements, INDEXING)
     if (await deferred.index(this, write, INDEXING).catch(() => false)) this.sinceIndexing()
   }
@@ -227,9 +231,7 @@ export class StoreContext {
     const deferred = this.deferredIndex
     if (deferred === null) return
     const [waiting] = await this.read<{ listed: number }>(deferred.waiting, INDEXING)
-    if (!waiting?.listed) return
-    const write = (statements: readonly Statement[]) => this.writeUnlessLocked(statements, INDEXING)
-    if (await deferred.index(this, write, INDEXING).catch(() => false)) this.sinceIndexing()
+    if (waiting?.listed) await this.indexAll(deferred)
   }
 
   /** Waits for the operations in flight, then checkpoints and closes; operations after this are refused. */
